@@ -1,0 +1,8 @@
+"""Root conftest: tests import this checkout, never an installed copy."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))

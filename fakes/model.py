@@ -1,0 +1,177 @@
+"""A scripted model whose next turn is read off the conversation, never off a counter.
+
+A script says, per agent and per prompt, what each turn does: call tools (with the toolUseIds
+given, which may repeat on purpose) or answer with text.  Every assistant message the model writes
+starts with a marker naming the prompt and the turn, so a model rebuilt after a restart finds its
+place from the messages it is sent:
+
+* if the latest marker is newer than the latest prompt, the next turn of that marker's prompt;
+* otherwise turn 0 of the latest prompt.
+
+Stateful-provider mode behaves like a provider that keeps server-side state: each turn has a
+response id (derived from agent, prompt and turn, so a rerun gets the same one), and a follow-up
+request must carry, as ``previous_response_id``, the id of the turn that wrote the conversation's
+latest assistant message; a missing or stale one is refused with ``ProviderError``.
+
+Every request is journaled (agent, prompt, turn, message count, model state received) in an
+append-only log that outlives restarts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from fakes.log import AppendOnlyLog
+
+MARKER: Final = re.compile(r"^\[\[fake-model turn (\d+) of (\".*\")\]\]")
+RESPONSE_ID: Final = "response_id"
+
+
+class ProviderError(RuntimeError):
+    """What a stateful provider answers to a request with a missing or stale response id."""
+
+
+class ScriptError(LookupError):
+    """The conversation asked for a turn the script does not have."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    tool: str
+    tool_use_id: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CallTools:
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+
+
+Turn = CallTools | Answer
+
+
+@dataclass(frozen=True)
+class AgentScript:
+    """The turns of one agent, per prompt; ``default`` serves any prompt not listed."""
+
+    turns_by_prompt: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)
+    default: tuple[Turn, ...] = ()
+
+    def turns_for(self, prompt: str) -> tuple[Turn, ...]:
+        return self.turns_by_prompt.get(prompt, self.default)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A user message that starts a conversation turn (not a tool result)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An assistant message, by its text (where the marker is)."""
+
+    text: str
+
+
+Said = Prompt | Reply | None  # None: anything else (tool results, non-text blocks)
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    prompt: str
+    index: int
+    turn: Turn
+    marker: str
+    response_id: str
+
+
+def marker(prompt: str, index: int) -> str:
+    return f"[[fake-model turn {index} of {json.dumps(prompt, ensure_ascii=False)}]]"
+
+
+def response_id(agent: str, prompt: str, index: int) -> str:
+    digest = hashlib.sha256(json.dumps([agent, prompt, index]).encode()).hexdigest()
+    return f"resp-{digest[:16]}"
+
+
+def place_in_script(conversation: Sequence[Said]) -> tuple[str, int, tuple[str, int] | None]:
+    """(prompt, turn index to play, (prompt, index) of the latest marked reply or None)."""
+    latest_prompt: tuple[int, str] | None = None
+    latest_reply: tuple[int, str, int] | None = None
+    for position, said in enumerate(conversation):
+        if isinstance(said, Prompt):
+            latest_prompt = (position, said.text)
+        elif isinstance(said, Reply):
+            found = MARKER.match(said.text)
+            if found:
+                latest_reply = (position, json.loads(found.group(2)), int(found.group(1)))
+    previous = None if latest_reply is None else (latest_reply[1], latest_reply[2])
+    if latest_reply is not None and (latest_prompt is None or latest_reply[0] > latest_prompt[0]):
+        return latest_reply[1], latest_reply[2] + 1, previous
+    if latest_prompt is None:
+        raise ScriptError("the conversation has neither a prompt nor a scripted reply")
+    return latest_prompt[1], 0, previous
+
+
+class ScriptedModel:
+    """The framework-neutral core; each target wraps it in its SDK's model interface."""
+
+    def __init__(
+        self,
+        agent: str,
+        script: AgentScript,
+        journal: AppendOnlyLog,
+        *,
+        stateful_provider: bool = False,
+    ) -> None:
+        self.agent = agent
+        self.script = script
+        self.journal = journal
+        self.stateful_provider = stateful_provider
+
+    def next_turn(
+        self, conversation: Sequence[Said], message_count: int, model_state: dict[str, Any]
+    ) -> ScriptedTurn:
+        """Choose, check and journal the next turn; update ``model_state`` as a provider would."""
+        prompt, index, previous = place_in_script(conversation)
+        received = json.loads(json.dumps(model_state, sort_keys=True))
+        self.journal.append(
+            {
+                "agent": self.agent,
+                "prompt": prompt,
+                "turn": index,
+                "messages": message_count,
+                "model_state": received,
+            }
+        )
+        if self.stateful_provider and previous is not None:
+            expected = response_id(self.agent, *previous)
+            sent = model_state.get(RESPONSE_ID)
+            if sent is None:
+                raise ProviderError(f"{self.agent}: follow-up request without previous_response_id")
+            if sent != expected:
+                raise ProviderError(f"{self.agent}: stale previous_response_id {sent!r}")
+        turns = self.script.turns_for(prompt)
+        if index >= len(turns):
+            raise ScriptError(f"{self.agent}: no turn {index} scripted for prompt {prompt!r}")
+        this_response = response_id(self.agent, prompt, index)
+        if self.stateful_provider:
+            model_state[RESPONSE_ID] = this_response
+        return ScriptedTurn(prompt, index, turns[index], marker(prompt, index), this_response)
+
+
+def strip_marker(text: str) -> str:
+    """The text a scripted reply says, without its marker."""
+    return MARKER.sub("", text, count=1).lstrip()

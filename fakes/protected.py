@@ -1,0 +1,65 @@
+"""Protected actions: leaf tools that must not run without a human's approval.
+
+Each question is raised as an interrupt whose reason carries the action's label, which is how the
+harness matches a pending interrupt to an action without trusting any id.  The action runs only
+when every question it asks is answered with ``APPROVE``; any other answer runs nothing.  Every
+execution is appended to the ledger, which outlives restarts, so "ran exactly once" is checkable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from fakes.log import AppendOnlyLog
+
+APPROVE: Final = "approve"
+DENY: Final = "deny"
+QUESTION_NAME: Final = "approval"
+
+Ask = Callable[[str, Any], Any]
+
+
+def question_name(number: int) -> str:
+    """The interrupt name of question ``number`` (1-based): a later question is a new one."""
+    return QUESTION_NAME if number == 1 else f"{QUESTION_NAME}-{number}"
+
+
+def reason(label: str, number: int, questions: int) -> dict[str, Any]:
+    return {"action": label, "question": number, "of": questions}
+
+
+def label_of(interrupt_reason: Any) -> str | None:
+    """The action label carried by an interrupt's reason, or None if it is not ours."""
+    if isinstance(interrupt_reason, dict) and isinstance(interrupt_reason.get("action"), str):
+        return str(interrupt_reason["action"])
+    return None
+
+
+class Ledger:
+    """Which protected actions ran, in order, as recorded by the actions themselves."""
+
+    def __init__(self, log: AppendOnlyLog) -> None:
+        self.log = log
+
+    def record(self, label: str, agent: str, tool_use_id: str) -> None:
+        self.log.append({"action": label, "agent": agent, "tool_use_id": tool_use_id})
+
+    def executions(self) -> list[dict[str, Any]]:
+        return self.log.records()
+
+
+@dataclass(frozen=True)
+class ProtectedAction:
+    label: str
+    questions: int = 1
+
+    def perform(self, ask: Ask, ledger: Ledger, *, agent: str, tool_use_id: str) -> str:
+        """Ask every question through ``ask`` (which raises to interrupt), then run or refuse."""
+        for number in range(1, self.questions + 1):
+            answer = ask(question_name(number), reason(self.label, number, self.questions))
+            if answer != APPROVE:
+                return f"{self.label}: refused"
+        ledger.record(self.label, agent, tool_use_id)
+        return f"{self.label}: done"

@@ -1,0 +1,126 @@
+"""Key/value stores for persisted agent data: in memory, in files, and one that corrupts.
+
+A target persists whatever it persists (a whole tree, a session, a snapshot) as bytes under keys
+in one of these.  ``FileStore`` writes atomically (a temporary file, then a rename), so a crash
+never leaves half a value.  ``CorruptingStore`` wraps another store and, on request, applies a
+named corruption (``fakes.corruption``) to one stored continuation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import quote, unquote
+
+from fakes.corruption import ContinuationFormat, Corruption, CorruptionNotApplicable, apply
+
+
+class Store(Protocol):
+    def get(self, key: str) -> bytes | None: ...
+
+    def put(self, key: str, value: bytes) -> None: ...
+
+    def delete(self, key: str) -> None: ...
+
+    def keys(self) -> list[str]: ...
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._values: dict[str, bytes] = {}
+
+    def get(self, key: str) -> bytes | None:
+        return self._values.get(key)
+
+    def put(self, key: str, value: bytes) -> None:
+        self._values[key] = bytes(value)
+
+    def delete(self, key: str) -> None:
+        self._values.pop(key, None)
+
+    def keys(self) -> list[str]:
+        return sorted(self._values)
+
+
+class FileStore:
+    """One file per key under ``directory``; keys are percent-quoted into file names."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def _path(self, key: str) -> Path:
+        return self.directory / quote(key, safe="")
+
+    def get(self, key: str) -> bytes | None:
+        path = self._path(key)
+        return path.read_bytes() if path.exists() else None
+
+    def put(self, key: str, value: bytes) -> None:
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(value)
+            os.replace(temporary, self._path(key))
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+
+    def delete(self, key: str) -> None:
+        self._path(key).unlink(missing_ok=True)
+
+    def keys(self) -> list[str]:
+        return sorted(
+            unquote(path.name) for path in self.directory.iterdir() if not path.name.startswith(".")
+        )
+
+
+class CorruptingStore:
+    """A store that passes everything through, until asked to corrupt a stored continuation."""
+
+    def __init__(self, inner: Store, continuation_format: ContinuationFormat) -> None:
+        self.inner = inner
+        self.format = continuation_format
+
+    def get(self, key: str) -> bytes | None:
+        return self.inner.get(key)
+
+    def put(self, key: str, value: bytes) -> None:
+        self.inner.put(key, value)
+
+    def delete(self, key: str) -> None:
+        self.inner.delete(key)
+
+    def keys(self) -> list[str]:
+        return self.inner.keys()
+
+    def continuations(self) -> list[tuple[str, tuple[Any, ...]]]:
+        """Every stored continuation as (key, path inside that key's JSON), in stable order."""
+        found: list[tuple[str, tuple[Any, ...]]] = []
+        for key in self.keys():
+            value = self.inner.get(key)
+            if value is None:
+                continue
+            try:
+                document = json.loads(value)
+            except ValueError:
+                continue
+            found.extend((key, path) for path in self.format.locate(document))
+        return found
+
+    def corrupt(self, corruption: Corruption, which: int = 0) -> str:
+        """Apply ``corruption`` to the ``which``-th stored continuation; say what was done."""
+        found = self.continuations()
+        if which >= len(found):
+            raise CorruptionNotApplicable(
+                f"{corruption}: there are {len(found)} stored continuations, not {which + 1}"
+            )
+        key, path = found[which]
+        documents = {k: json.loads(self.inner.get(k) or b"null") for k in {k for k, _ in found}}
+        others = [(documents[k], p) for k, p in found if (k, p) != (key, path)]
+        apply(corruption, self.format, documents[key], path, others)
+        self.inner.put(key, json.dumps(documents[key], sort_keys=True).encode())
+        return f"{corruption} applied to the continuation at {key}:{list(path)}"

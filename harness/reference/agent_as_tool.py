@@ -1,0 +1,137 @@
+"""Agent-as-tool: a sub-agent called as one tool of its parent, interrupts included.
+
+Up: a sub-agent's pending interrupts are re-raised in the parent under
+``naming.root_visible_id(outer toolUseId, local id)``.  Down: on resume, the parent's answers for
+this call are selected and renamed back by ``routing.responses_for_call``.
+
+Where the parked sub-agent turn lives between the question and the answer:
+
+* ``preserve_context=False`` (ephemeral): the sub-agent is rebuilt empty for every call, and its
+  parked turn is one continuation entry in the parent's interrupt context, under
+  ``SUB_AGENT_TURNS`` keyed by the outer toolUseId; the entry is consumed when the call resumes.
+* ``preserve_context=True``: one live sub-agent keeps its history across calls; its parked turn is
+  its own state (persisted by its own session store, if it has one).  If it comes back from a
+  restart without its parked turn, the resume fails loudly and names the fix.
+
+A call resumes only when the parent owns an interrupt under its prefix and the sub-agent's own
+interrupt state is parked; a call that does not own a parked sub-agent's turn never takes it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from harness.reference import continuation, routing
+from harness.reference.agent import (
+    Agent,
+    AgentResult,
+    Completed,
+    Interrupted,
+    ToolCall,
+    ToolOutcome,
+    ToolUse,
+)
+from harness.reference.naming import root_visible_id
+from harness.reference.state import JSON, AgentState, Interrupt
+
+SUB_AGENT_TURNS: Final = "sub_agent_turns"
+PROMPT_FIELD: Final = "prompt"
+
+
+class LostTurnError(continuation.ContinuationError):
+    """A preserve_context=True sub-agent came back from a restart without its parked turn."""
+
+
+class SubAgentTool:
+    def __init__(
+        self,
+        name: str,
+        build: Callable[[], Agent],
+        *,
+        preserve_context: bool,
+        live: Agent | None = None,
+    ) -> None:
+        self.name = name
+        self.build = build
+        self.preserve_context = preserve_context
+        self.live = live if live is not None else (build() if preserve_context else None)
+
+    def prepare(self, caller: AgentState, use: ToolUse) -> None:
+        parent_interrupts = caller.interrupt_state.interrupts
+        if routing.owns_pending_turn(parent_interrupts, use.tool_use_id):
+            sub_agent = self._sub_agent_for(caller, use.tool_use_id, owned=True)
+            sub_agent.prepare_resume(routing.responses_for_call(parent_interrupts, use.tool_use_id))
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        outer = call.use.tool_use_id
+        parent_interrupts = call.caller.interrupt_state.interrupts
+        owned = routing.owns_pending_turn(parent_interrupts, outer)
+        sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)
+        if sub_agent.state.interrupt_state.activated and not owned:
+            return Completed(
+                f"sub-agent {self.name!r} has a parked turn that belongs to another call",
+                is_error=True,
+            )
+        if owned:
+            result = sub_agent.resume(routing.responses_for_call(parent_interrupts, outer))
+        else:
+            result = sub_agent(_prompt_of(call.use.input))
+        return self._outcome(call.caller, outer, sub_agent, result)
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        if self.live is not None:
+            if owned and not self.live.state.interrupt_state.activated:
+                raise LostTurnError(
+                    f"sub-agent {self.name!r} (preserve_context=True) lost its parked turn in a "
+                    "restart: give it a session store, or use preserve_context=False"
+                )
+            return self.live
+        fresh = self.build()
+        entry = caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}).get(outer)
+        if owned:
+            if entry is None:
+                raise continuation.ContinuationError(
+                    f"no stored turn for call {outer!r} of sub-agent {self.name!r}"
+                )
+            fresh.state = continuation.restore(
+                entry, _owner(self.name, outer), fresh.conversation_manager.type_name
+            )
+        return fresh
+
+    def _outcome(
+        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
+    ) -> ToolOutcome:
+        turns = _turns(caller)
+        turns.pop(outer, None)
+        if result.stop_reason == "end_turn":
+            return Completed(result.text or "")
+        if self.live is None:
+            turns[outer] = continuation.store(
+                sub_agent.state, _owner(self.name, outer), sub_agent.conversation_manager.type_name
+            )
+        return Interrupted(
+            tuple(
+                Interrupt(
+                    id=root_visible_id(outer, interrupt.id),
+                    name=interrupt.name,
+                    reason=interrupt.reason,
+                )
+                for interrupt in result.interrupts
+            )
+        )
+
+
+def _owner(sub_agent: str, outer: str) -> dict[str, JSON]:
+    return {"sub_agent": sub_agent, "tool_use_id": outer}
+
+
+def _turns(caller: AgentState) -> dict[str, JSON]:
+    turns: dict[str, JSON] = caller.interrupt_state.context.setdefault(SUB_AGENT_TURNS, {})
+    return turns
+
+
+def _prompt_of(tool_input: JSON) -> str:
+    if isinstance(tool_input, dict) and isinstance(tool_input.get(PROMPT_FIELD), str):
+        return str(tool_input[PROMPT_FIELD])
+    return str(tool_input)

@@ -1,0 +1,115 @@
+"""An agent tree built from a spec, and its whole-tree persistence.
+
+A ``Tree`` is the live objects: the root agent, its sub-agent tools, and for each
+``preserve_context=True`` sub-agent one live agent.  ``persist()`` is everything that survives a
+restart: the root's state (whose interrupt context holds the ephemeral sub-agents' parked turns)
+and the state of every preserve_context sub-agent that has a session store.  A restart drops every
+object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from harness.reference.agent import Agent, EventSink, Model, Tool
+from harness.reference.agent_as_tool import SubAgentTool
+from harness.reference.conversation import SlidingWindow
+from harness.reference.state import JSON, AgentState
+
+FORMAT: Final = "reference-tree/1"
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    tool: str
+    label: str
+    questions: int = 1
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    name: str
+    actions: tuple[ActionSpec, ...] = ()
+    sub_agents: tuple[SubAgentSpec, ...] = ()
+    window: SlidingWindow | None = None
+    initial_state: Mapping[str, JSON] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SubAgentSpec:
+    agent: AgentSpec
+    preserve_context: bool = False
+    session_store: bool = True
+
+
+ModelFactory = Callable[[str], Model]  # agent path -> model
+ActionToolFactory = Callable[[ActionSpec, str], Tool]  # (action, agent path) -> tool
+
+
+class Tree:
+    def __init__(
+        self,
+        spec: AgentSpec,
+        *,
+        model_for: ModelFactory,
+        action_tool: ActionToolFactory,
+        persisted: bytes | None = None,
+        emit: EventSink | None = None,
+    ) -> None:
+        self.spec = spec
+        self.model_for = model_for
+        self.action_tool = action_tool
+        self.emit: EventSink = emit or (lambda event: None)
+        stored = _load(persisted) if persisted is not None else None
+        self.sessions: dict[str, Agent] = {}  # preserve_context sub-agents with a session store
+        self.live_agents: dict[str, Agent] = {}  # every preserve_context sub-agent, by path
+        self._stored_sessions: dict[str, JSON] = stored["sessions"] if stored else {}
+        root_state = AgentState.from_json(stored["root"]) if stored else None
+        self.root = self._build(spec, spec.name, root_state)
+
+    def persist(self) -> bytes:
+        """Canonical JSON of everything that survives a restart."""
+        document = {
+            "format": FORMAT,
+            "root": self.root.state.to_json(),
+            "sessions": {path: agent.state.to_json() for path, agent in self.sessions.items()},
+        }
+        return json.dumps(document, sort_keys=True, ensure_ascii=False).encode()
+
+    def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
+        if state is None:
+            state = AgentState(state=dict(spec.initial_state))
+        tools: list[Tool] = [self.action_tool(action, path) for action in spec.actions]
+        for sub in spec.sub_agents:
+            tools.append(self._sub_agent_tool(sub, f"{path}/{sub.agent.name}"))
+        return Agent(
+            name=path,
+            model=self.model_for(path),
+            tools=tools,
+            conversation_manager=spec.window,
+            state=state,
+            emit=self.emit,
+        )
+
+    def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
+        def build() -> Agent:
+            return self._build(sub.agent, path, None)
+
+        live = self.live_agents.get(path)
+        if sub.preserve_context and live is None:
+            stored = self._stored_sessions.get(path) if sub.session_store else None
+            live = self._build(sub.agent, path, AgentState.from_json(stored) if stored else None)
+            self.live_agents[path] = live
+            if sub.session_store:
+                self.sessions[path] = live
+        return SubAgentTool(sub.agent.name, build, preserve_context=sub.preserve_context, live=live)
+
+
+def _load(persisted: bytes) -> dict[str, JSON]:
+    document = json.loads(persisted)
+    if not isinstance(document, dict) or document.get("format") != FORMAT:
+        raise ValueError(f"not a persisted {FORMAT} tree")
+    return document

@@ -1,0 +1,175 @@
+"""The runner: drive one scenario on one target and record its history.
+
+For each step it asks the oracle what must happen (from the scenario alone), performs the step on
+the target, and records what the user could see plus what the ledger, the journal, the event
+stream and the stores gained.  A scenario with restarts is run a second time without them, on a
+fresh target session: that restart-free run is the control the history is compared against.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from harness.history import History, StepRecord
+from harness.targets.base import (
+    Observation,
+    PendingInterrupt,
+    Session,
+    Target,
+    missing_capabilities,
+)
+from scenarios.model import Answer, Corrupt, Resend, Restart, Run, Scenario, Step
+from scenarios.oracle import Oracle
+
+
+def run_scenario(target: Target, scenario: Scenario, name: str) -> History:
+    """The history of ``scenario`` on ``target``, with its restart-free control where it has one."""
+    info = target.info
+    target_json = {
+        "name": info.name,
+        "version": info.version,
+        "capabilities": sorted(info.capabilities),
+    }
+    scenario_json = scenario.model_dump(mode="json", exclude_defaults=True)
+    missing = missing_capabilities(info, scenario)
+    if missing:
+        return History(name, scenario_json, target_json, (), None, tuple(missing))
+    steps = _record(target, scenario)
+    control = None
+    if has_control(scenario):
+        control_scenario = scenario.without_restarts()
+        control = History(
+            name,
+            control_scenario.model_dump(mode="json", exclude_defaults=True),
+            target_json,
+            _record(target, control_scenario),
+        )
+    return History(name, scenario_json, target_json, steps, control)
+
+
+def has_control(scenario: Scenario) -> bool:
+    """Whether a restart-free run must look the same: there are restarts, and none of them may
+    legitimately change the outcome (no corruption, no preserve_context sub-agent without a
+    session store)."""
+    restarts = any(isinstance(step, Restart) for step in scenario.steps)
+    corrupts = any(isinstance(step, Corrupt) for step in scenario.steps)
+    storeless = any(
+        agent.preserve_context and not agent.session_store for agent, _ in scenario.tree.walk()
+    )
+    return restarts and not corrupts and not storeless
+
+
+def _record(target: Target, scenario: Scenario) -> tuple[StepRecord, ...]:
+    with tempfile.TemporaryDirectory(prefix="nested-interrupt-") as workdir:
+        session = target.start(scenario, Path(workdir))
+        return tuple(_Recorder(session, scenario).steps())
+
+
+class _Recorder:
+    def __init__(self, session: Session, scenario: Scenario) -> None:
+        self.session = session
+        self.scenario = scenario
+        self.oracle = Oracle(scenario)
+        self.shown: tuple[PendingInterrupt, ...] = ()  # what the human was last shown
+        self.sent: dict[int, list[tuple[PendingInterrupt, Any]]] = {}
+        self.seen = (0, 0, 0)
+
+    def steps(self) -> list[StepRecord]:
+        return [self._step(index, step) for index, step in enumerate(self.scenario.steps)]
+
+    def _step(self, index: int, step: Step) -> StepRecord:
+        answered: list[tuple[PendingInterrupt, Any]] = []
+        observed: dict[str, Any]
+        if isinstance(step, Run):
+            expected = self.oracle.step(index, step)
+            observed = self._observe(self.session.run(step.run))
+        elif isinstance(step, Answer):
+            answered = self._responses(step)
+            by_id_labels = {
+                pending.label: response
+                for pending, response in answered
+                if pending.id in step.answer_ids and pending.label is not None
+            }
+            expected = self.oracle.step(index, step, by_id_labels)
+            self.sent[index] = answered
+            observed = self._observe(self.session.answer(answered))
+        elif isinstance(step, Resend):
+            expected = self.oracle.step(index, step)
+            answered = self.sent.get(step.resend, [])
+            observed = self._observe(self.session.answer(answered))
+        elif isinstance(step, Restart):
+            expected = self.oracle.step(index, step)
+            observed = {"error": self.session.restart()}
+        elif isinstance(step, Corrupt):
+            expected = self.oracle.step(index, step)
+            note = self.session.corrupt(step.corrupt, step.which)
+            observed = {"note": note, "error": self.session.restart()}
+        else:  # pragma: no cover - the scenario model admits no other step
+            raise AssertionError(step)
+        return StepRecord(
+            index=index,
+            kind=_kind(step),
+            step=step.model_dump(mode="json", exclude_defaults=True),
+            expected=asdict(expected),
+            observed=observed,
+            answered=[
+                {"id": pending.id, "label": pending.label, "response": response}
+                for pending, response in answered
+            ],
+            **self._gained(),
+        )
+
+    def _responses(self, step: Answer) -> list[tuple[PendingInterrupt, Any]]:
+        chosen = [
+            (pending, step.answer[pending.label])
+            for pending in self.shown
+            if pending.label is not None and pending.label in step.answer
+        ]
+        shown_ids = {pending.id: pending for pending in self.shown}
+        for interrupt_id, response in sorted(step.answer_ids.items()):
+            pending = shown_ids.get(interrupt_id) or PendingInterrupt(interrupt_id, "", None, None)
+            chosen.append((pending, response))
+        return chosen
+
+    def _observe(self, observation: Observation) -> dict[str, Any]:
+        if observation.stop_reason is not None:
+            self.shown = observation.pending
+        return {
+            "stop_reason": observation.stop_reason,
+            "pending": [asdict(pending) for pending in observation.pending],
+            "final_answer": observation.final_answer,
+            "error": observation.error,
+        }
+
+    def _gained(self) -> dict[str, Any]:
+        executions = self.session.executions()
+        requests = self.session.requests()
+        events = self.session.events()
+        before = self.seen
+        self.seen = (len(executions), len(requests), len(events))
+        stored = self.session.stored()
+        return {
+            "executions": executions[before[0] :],
+            "requests": requests[before[1] :],
+            "events": events[before[2] :],
+            "stored": {
+                "continuations": [asdict(entry) for entry in stored.continuations],
+                "record_bytes": stored.record_bytes,
+            },
+        }
+
+
+def _kind(step: Step) -> str:
+    for kind, cls in (
+        ("run", Run),
+        ("answer", Answer),
+        ("restart", Restart),
+        ("corrupt", Corrupt),
+        ("resend", Resend),
+    ):
+        if isinstance(step, cls):
+            return kind
+    raise AssertionError(step)  # pragma: no cover

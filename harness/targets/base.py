@@ -1,0 +1,142 @@
+"""The target interface: what the harness needs from an implementation under test.
+
+A target builds a scenario's tree, runs prompts, answers pending interrupts, restarts (drops every
+object and rebuilds from persisted data only) and corrupts stored continuations.  It reports only
+what a user could observe.  Interrupt ids are opaque: the harness matches a pending interrupt to
+a protected action by the label in its reason, and hands the same ``PendingInterrupt`` back to
+answer it, so frameworks with hash ids or id-less approval objects fit (their ``id`` is whatever
+handle the adapter needs).
+
+Targets declare capabilities; a scenario needing one a target lacks is reported as not
+applicable, not as failed.  Third parties add targets through the entry-point group
+``nested_interrupt_harness.targets`` (see ``harness.targets.registry``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from scenarios.model import Corrupt, Restart, Scenario
+
+# What a scenario may need; each target says which it can express.
+CAPABILITIES = {
+    "interrupt_ids": "pending interrupts carry ids a human could see (invariant 1 is checkable)",
+    "restart": "every object can be dropped and rebuilt from persisted data",
+    "preserve_context": "sub-agents that keep their history across calls",
+    "stateful_provider": "a model that needs previous_response_id from model state",
+    "sliding_window": "a sliding-window conversation manager with per_turn",
+    "multi_question": "a protected action that asks more than one question",
+    "hook_interrupts": "interrupts raised by a before-tool-call hook",
+    "corruption": "stored continuations can be located and corrupted",
+    "continuation_bytes": "the stored continuations' sizes can be read",
+    "public_events": "public events (stream, callbacks) can be recorded",
+}
+
+
+@dataclass(frozen=True)
+class PendingInterrupt:
+    """A question as the root shows it to the human."""
+
+    id: str
+    name: str
+    reason: Any
+    label: str | None  # the protected action named in the reason, if any
+    response: Any = None  # a response the target still shows attached (should be none)
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one step showed the user."""
+
+    stop_reason: str | None  # "end_turn", "interrupt", or None when the call failed
+    pending: tuple[PendingInterrupt, ...] = ()
+    final_answer: str | None = None
+    error: str | None = None  # raised, or logged at ERROR level, during the step
+
+
+@dataclass(frozen=True)
+class StoredContinuation:
+    owner: str  # which sub-agent's parked turn (by name)
+    size: int  # bytes of its canonical JSON
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What the target's stores hold after a step, where the target can say."""
+
+    continuations: tuple[StoredContinuation, ...] = ()
+    record_bytes: int | None = None  # the root's interrupt record (state + context), in bytes
+
+
+class Session(Protocol):
+    """One scenario being driven on one target, in its own work directory."""
+
+    def run(self, prompt: str) -> Observation: ...
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation: ...
+
+    def restart(self) -> str | None:
+        """Drop every object and rebuild from persisted data; the error, if rebuilding failed."""
+
+    def corrupt(self, corruption: str, which: int) -> str:
+        """Damage the ``which``-th stored continuation (not yet reloaded); say what was done."""
+
+    def executions(self) -> list[dict[str, Any]]:
+        """The ledger so far: every protected action that ran."""
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The model-request journal so far."""
+
+    def events(self) -> list[dict[str, Any]]:
+        """Public events so far (stream events, callback payloads)."""
+
+    def stored(self) -> Stored: ...
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    name: str
+    version: str
+    capabilities: frozenset[str]
+    description: str = ""
+    corruptions: frozenset[str] = field(default_factory=frozenset)
+
+
+class Target(Protocol):
+    info: TargetInfo
+
+    def start(self, scenario: Scenario, workdir: Path) -> Session: ...
+
+
+def requirements(scenario: Scenario) -> set[str]:
+    """The capabilities a scenario needs."""
+    needed = set()
+    for agent, _ in scenario.tree.walk():
+        if agent.preserve_context:
+            needed.add("preserve_context")
+        if agent.stateful_provider:
+            needed.add("stateful_provider")
+        if agent.window is not None:
+            needed.add("sliding_window")
+        for action in agent.actions:
+            if action.questions > 1:
+                needed.add("multi_question")
+            if action.hook:
+                needed.add("hook_interrupts")
+    for step in scenario.steps:
+        if isinstance(step, Restart | Corrupt):
+            needed.add("restart")
+        if isinstance(step, Corrupt):
+            needed.add("corruption")
+    return needed
+
+
+def missing_capabilities(info: TargetInfo, scenario: Scenario) -> list[str]:
+    missing = sorted(requirements(scenario) - info.capabilities)
+    for step in scenario.steps:
+        if isinstance(step, Corrupt) and step.corrupt not in info.corruptions:
+            missing.append(f"corruption:{step.corrupt}")
+    return missing

@@ -1,0 +1,318 @@
+"""The reference target: the reference runtime driven with the fakes, persisted to a file store."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import harness
+from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable
+from fakes.log import AppendOnlyLog
+from fakes.model import (
+    AgentScript,
+    Answer,
+    CallTools,
+    ProviderError,
+    ScriptedModel,
+    ScriptError,
+    strip_marker,
+)
+from fakes.model import ToolCall as ScriptedCall
+from fakes.protected import Ledger, ProtectedAction, label_of
+from fakes.stores import CorruptingStore, FileStore
+from harness.reference.agent import AgentError, Completed, ToolCall, ToolOutcome, ToolUse
+from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
+from harness.reference.continuation import ContinuationError
+from harness.reference.conversation import SlidingWindow
+from harness.reference.state import AgentState, Message
+from harness.reference.tree import ActionSpec, AgentSpec, SubAgentSpec, Tree
+from harness.targets.base import (
+    CAPABILITIES,
+    Observation,
+    PendingInterrupt,
+    Stored,
+    StoredContinuation,
+    TargetInfo,
+)
+from harness.targets.fake_model import conversation_of
+from scenarios import model as scenario_model
+
+TREE_KEY: Final = "tree"
+EXPECTED_FAILURES = (AgentError, ContinuationError, ProviderError, ScriptError)
+
+
+class ReferenceTarget:
+    info = TargetInfo(
+        name="reference",
+        version=harness.__version__,
+        capabilities=frozenset(CAPABILITIES),
+        description="the executable specification (harness.reference)",
+        corruptions=frozenset(CORRUPTIONS),
+    )
+
+    def start(self, scenario: scenario_model.Scenario, workdir: Path) -> ReferenceSession:
+        return ReferenceSession(scenario, workdir)
+
+
+def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
+    return AgentSpec(
+        name=agent.name,
+        actions=tuple(
+            ActionSpec(tool=action.tool, label=action.label, questions=action.questions)
+            for action in agent.actions
+        ),
+        sub_agents=tuple(
+            SubAgentSpec(
+                agent=agent_spec(sub),
+                preserve_context=sub.preserve_context,
+                session_store=sub.session_store,
+            )
+            for sub in agent.sub_agents
+        ),
+        window=None
+        if agent.window is None
+        else SlidingWindow(size=agent.window.size, per_turn=agent.window.per_turn),
+        initial_state=dict(agent.state),
+    )
+
+
+def agent_script(agent: scenario_model.Agent) -> AgentScript:
+    """The agent's turns for any prompt: its tool-calling turns, then its answer."""
+    sub_agents = {sub.name for sub in agent.sub_agents}
+    turns = tuple(
+        CallTools(
+            tuple(
+                ScriptedCall(
+                    tool=call.tool,
+                    tool_use_id=call.id,
+                    input={PROMPT_FIELD: call.prompt} if call.tool in sub_agents else {},
+                )
+                for call in turn
+            )
+        )
+        for turn in agent.turns
+    )
+    return AgentScript(default=(*turns, Answer(agent.answer)))
+
+
+def agents_by_path(tree: scenario_model.Agent, path: str = "") -> dict[str, scenario_model.Agent]:
+    here = f"{path}/{tree.name}" if path else tree.name
+    found = {here: tree}
+    for sub in tree.sub_agents:
+        found.update(agents_by_path(sub, here))
+    return found
+
+
+class ReferenceModel:
+    """The scripted model speaking the reference's message format."""
+
+    def __init__(self, core: ScriptedModel) -> None:
+        self.core = core
+
+    def __call__(self, messages: list[Message], model_state: dict[str, Any]) -> Message:
+        scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
+        if isinstance(scripted.turn, Answer):
+            return {
+                "role": "assistant",
+                "content": [{"text": f"{scripted.marker} {scripted.turn.text}"}],
+            }
+        return {
+            "role": "assistant",
+            "content": [{"text": scripted.marker}]
+            + [
+                {
+                    "toolUse": {
+                        "toolUseId": call.tool_use_id,
+                        "name": call.tool,
+                        "input": dict(call.input),
+                    }
+                }
+                for call in scripted.turn.calls
+            ],
+        }
+
+
+@dataclass
+class ActionTool:
+    name: str
+    action: ProtectedAction
+    ledger: Ledger
+    agent: str
+
+    def prepare(self, caller: AgentState, use: ToolUse) -> None:
+        return None
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        done = self.action.perform(
+            call.interrupt, self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id
+        )
+        return Completed(done)
+
+
+class ReferenceContinuationFormat:
+    """Where continuations sit in a persisted reference tree, and how each damage looks."""
+
+    def locate(self, document: Any) -> list[tuple[Any, ...]]:
+        if not isinstance(document, dict):
+            return []
+        found: list[tuple[Any, ...]] = []
+        found.extend(_entries(document.get("root"), ("root",)))
+        for path, session in sorted(dict(document.get("sessions", {})).items()):
+            found.extend(_entries(session, ("sessions", path)))
+        return found
+
+    def damage(self, corruption: str, entry: Any) -> Any:
+        if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
+            raise CorruptionNotApplicable(f"{corruption}: the stored turn is already damaged")
+        data = entry["data"]
+        if corruption == "schema_version_other":
+            entry["schema_version"] = "2.0"
+        elif corruption == "schema_version_missing":
+            del entry["schema_version"]
+        elif corruption == "payload_missing":
+            del entry["data"]
+        elif corruption == "field_missing":
+            del data["model_state"]
+        elif corruption == "type_swap":
+            data["messages"] = json.dumps(data["messages"])
+        elif corruption == "previous_shape":
+            return {key: data[key] for key in ("messages", "state", "interrupt_state")}
+        elif corruption == "conversation_manager_other":
+            other = "null" if entry["conversation_manager"] != "null" else "sliding_window"
+            entry["conversation_manager"] = other
+        else:
+            raise CorruptionNotApplicable(f"unknown corruption {corruption!r}")
+        return entry
+
+
+def _entries(agent_state: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    try:
+        turns = agent_state["interrupt_state"]["context"][SUB_AGENT_TURNS]
+    except (KeyError, TypeError):
+        return []
+    if not isinstance(turns, dict):
+        return []
+    found: list[tuple[Any, ...]] = []
+    base = (*path, "interrupt_state", "context", SUB_AGENT_TURNS)
+    for key in sorted(turns):
+        found.append((*base, key))
+        entry = turns[key]
+        if isinstance(entry, dict):
+            found.extend(_entries(entry.get("data"), (*base, key, "data")))
+    return found
+
+
+class ReferenceSession:
+    def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
+        self.spec = agent_spec(scenario.tree)
+        self.agents = agents_by_path(scenario.tree)
+        self.journal = AppendOnlyLog(workdir / "journal.jsonl")
+        self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
+        self.public_events = AppendOnlyLog(workdir / "events.jsonl")
+        self.format = ReferenceContinuationFormat()
+        self.store = CorruptingStore(FileStore(workdir / "store"), self.format)
+        self.tree = self._build()
+
+    def _build(self) -> Tree:
+        return Tree(
+            self.spec,
+            model_for=self._model_for,
+            action_tool=self._action_tool,
+            persisted=self.store.get(TREE_KEY),
+            emit=self.public_events.append,
+        )
+
+    def _model_for(self, path: str) -> ReferenceModel:
+        agent = self.agents[path]
+        core = ScriptedModel(
+            path, agent_script(agent), self.journal, stateful_provider=agent.stateful_provider
+        )
+        return ReferenceModel(core)
+
+    def _action_tool(self, action: ActionSpec, path: str) -> ActionTool:
+        protected = ProtectedAction(action.label, action.questions)
+        return ActionTool(action.tool, protected, self.ledger, path)
+
+    def run(self, prompt: str) -> Observation:
+        return self._step(lambda: self.tree.root(prompt))
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
+        by_id = {pending.id: response for pending, response in responses}
+        return self._step(lambda: self.tree.root.resume(by_id))
+
+    def _step(self, call: Any) -> Observation:
+        try:
+            result = call()
+        except EXPECTED_FAILURES as failure:
+            observation = Observation(
+                stop_reason=None,
+                pending=self._pending(self.tree.root.state.interrupt_state.pending),
+                error=f"{type(failure).__name__}: {failure}",
+            )
+        else:
+            observation = Observation(
+                stop_reason=result.stop_reason,
+                pending=self._pending(result.interrupts),
+                final_answer=None if result.text is None else strip_marker(result.text),
+            )
+        self.store.put(TREE_KEY, self.tree.persist())
+        return observation
+
+    @staticmethod
+    def _pending(interrupts: Sequence[Any]) -> tuple[PendingInterrupt, ...]:
+        return tuple(
+            PendingInterrupt(
+                id=interrupt.id,
+                name=interrupt.name,
+                reason=interrupt.reason,
+                label=label_of(interrupt.reason),
+                response=interrupt.response,
+            )
+            for interrupt in interrupts
+        )
+
+    def restart(self) -> str | None:
+        try:
+            self.tree = self._build()
+        except (ValueError, KeyError, TypeError) as failure:
+            return f"{type(failure).__name__}: {failure}"
+        return None
+
+    def corrupt(self, corruption: str, which: int) -> str:
+        return self.store.corrupt(corruption, which)  # type: ignore[arg-type]
+
+    def executions(self) -> list[dict[str, Any]]:
+        return self.ledger.executions()
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self.journal.records()
+
+    def events(self) -> list[dict[str, Any]]:
+        return self.public_events.records()
+
+    def stored(self) -> Stored:
+        persisted = self.store.get(TREE_KEY)
+        if persisted is None:
+            return Stored()
+        document = json.loads(persisted)
+        continuations = []
+        for path in self.format.locate(document):
+            entry: Any = document
+            for step in path:
+                entry = entry[step]
+            owner = entry.get("owner", {}) if isinstance(entry, dict) else {}
+            continuations.append(
+                StoredContinuation(
+                    owner=str(owner.get("sub_agent", "?")) if isinstance(owner, dict) else "?",
+                    size=len(_compact(entry)),
+                )
+            )
+        record = document["root"]["interrupt_state"]
+        return Stored(continuations=tuple(continuations), record_bytes=len(_compact(record)))
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,0 +1,247 @@
+"""What must happen, derived from the scenario alone: the oracle.
+
+This is an abstract model of nested interrupts with no ids, no persistence and no continuations:
+agents play their scripted turns, protected actions ask their questions, answers given by label
+advance exactly the questions they name.  It knows nothing of any target, so no target can
+influence what is expected of it (Jepsen's rule: the checker never trusts the system).
+
+Semantics it encodes, each straight from DESIGN.md:
+
+* every tool call of a turn is made; the turn is over when all are; the agent then plays its next
+  turn, and after its last one answers (so the root's final answer is known);
+* an approval advances one question: the last approval runs the action (exactly once); a denial
+  ends the call without running it; an unanswered question stays pending;
+* a restart changes nothing, except that a preserve_context sub-agent without a session store
+  loses its parked turn, after which every resume must fail loudly and change nothing;
+* after a stored continuation is corrupted, every resume must fail loudly and change nothing;
+* a preserve_context sub-agent with a parked turn refuses a second caller (it never takes
+  another call's turn): that call ends at once with an error result;
+* re-sending an earlier answer changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal
+
+from scenarios.model import Action, Agent, Answer, Corrupt, Resend, Restart, Run, Scenario, Step
+
+ErrorExpectation = Literal["required", "allowed", "forbidden"]
+
+
+class ScenarioError(ValueError):
+    """The steps ask for something impossible at that point (for example, nothing to corrupt)."""
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What one step must show."""
+
+    pending: tuple[tuple[str, int], ...]  # (label, question number), sorted
+    executions: tuple[str, ...]  # labels run during this step, sorted
+    stop_reason: Literal["end_turn", "interrupt"] | None
+    final_answer: str | None
+    error: ErrorExpectation
+    parked_continuations: int  # parked ephemeral sub-agent calls (stored continuations)
+
+
+@dataclass
+class ActionCall:
+    action: Action
+    question: int = 1
+    outcome: Literal["asking", "ran", "refused"] = "asking"
+
+    @property
+    def complete(self) -> bool:
+        return self.outcome != "asking"
+
+
+@dataclass
+class SubCall:
+    activation: Activation | None  # None: refused at once (its sub-agent was busy)
+
+    @property
+    def complete(self) -> bool:
+        return self.activation is None or self.activation.finished
+
+
+@dataclass
+class Activation:
+    """One call of an agent: which turn it is on and the calls of that turn."""
+
+    agent: Agent
+    path: str
+    ephemeral: bool
+    turn: int = 0
+    calls: list[ActionCall | SubCall] | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self.turn >= len(self.agent.turns)
+
+
+@dataclass
+class Oracle:
+    scenario: Scenario
+    root: Activation | None = None
+    live: dict[str, Activation | None] = field(default_factory=dict)  # preserve_context busy-with
+    stuck: str | None = None
+    answers_given: dict[int, dict[str, str]] = field(default_factory=dict)
+
+    def step(self, index: int, step: Step, answers: dict[str, str] | None = None) -> Expected:
+        """The expectation for ``step``; ``answers`` are the labels an ``answer_ids`` step named."""
+        if isinstance(step, Run):
+            return self._run()
+        if isinstance(step, Answer):
+            given = dict(step.answer) | (answers or {})
+            self.answers_given[index] = given
+            return self._answer(given)
+        if isinstance(step, Restart):
+            self._restart()
+            return self._expect([], error="forbidden", stop_reason=None)
+        if isinstance(step, Corrupt):
+            self._corrupt(index, step)
+            return self._expect([], error="allowed", stop_reason=None)
+        if isinstance(step, Resend):
+            return self._expect([], error="allowed", stop_reason=None)
+        raise AssertionError(step)
+
+    def _run(self) -> Expected:
+        if self.root is not None and not self.root.finished:
+            return self._expect([], error="allowed", stop_reason=None)
+        tree = self.scenario.tree
+        self.root = Activation(tree, tree.name, ephemeral=False)
+        executed: list[str] = []
+        self._advance(self.root, executed)
+        return self._expect(executed, error="forbidden")
+
+    def _answer(self, given: dict[str, str]) -> Expected:
+        if self.root is None or self.root.finished:
+            return self._expect([], error="allowed", stop_reason=None)
+        if self.stuck is not None:
+            return self._expect([], error="required", stop_reason=None)
+        executed: list[str] = []
+        for call in self._asking(self.root):
+            response = given.get(call.action.label)
+            if response == "approve" and call.question < call.action.questions:
+                call.question += 1
+            elif response == "approve":
+                call.outcome = "ran"
+                executed.append(call.action.label)
+            elif response == "deny":
+                call.outcome = "refused"
+        self._advance(self.root, executed)
+        return self._expect(executed, error="forbidden")
+
+    def _restart(self) -> None:
+        for path, busy in self.live.items():
+            agent = self._agent_at(path)
+            if busy is not None and not busy.finished and not agent.session_store:
+                self.stuck = f"{path} (preserve_context, no session store) lost its parked turn"
+
+    def _corrupt(self, index: int, step: Corrupt) -> None:
+        parked = self._parked_continuations()
+        needed = step.which + (2 if step.corrupt == "foreign" else 1)
+        if parked < needed:
+            raise ScenarioError(
+                f"steps[{index}].corrupt: {parked} continuation(s) stored at this point, "
+                f"{step.corrupt} at which={step.which} needs {needed}"
+            )
+        self.stuck = f"continuation corrupted ({step.corrupt})"
+
+    def _advance(self, activation: Activation, executed: list[str]) -> None:
+        agent = activation.agent
+        while not activation.finished:
+            if activation.calls is None:
+                activation.calls = [
+                    self._start(activation, call.tool, executed)
+                    for call in agent.turns[activation.turn]
+                ]
+            else:
+                for call in activation.calls:
+                    if isinstance(call, SubCall) and call.activation is not None:
+                        self._advance(call.activation, executed)
+            if not all(call.complete for call in activation.calls):
+                return
+            activation.turn += 1
+            activation.calls = None
+        self._release(activation)
+
+    def _start(self, parent: Activation, tool: str, executed: list[str]) -> ActionCall | SubCall:
+        for action in parent.agent.actions:
+            if action.tool == tool:
+                return ActionCall(action)
+        sub = next(sub for sub in parent.agent.sub_agents if sub.name == tool)
+        path = f"{parent.path}/{sub.name}"
+        if sub.preserve_context:
+            busy = self.live.get(path)
+            if busy is not None and not busy.finished:
+                return SubCall(None)
+        activation = Activation(sub, path, ephemeral=not sub.preserve_context)
+        if sub.preserve_context:
+            self.live[path] = activation
+        self._advance(activation, executed)
+        return SubCall(activation)
+
+    def _release(self, activation: Activation) -> None:
+        if not activation.ephemeral and self.live.get(activation.path) is activation:
+            self.live[activation.path] = None
+
+    def _asking(self, activation: Activation) -> list[ActionCall]:
+        asking: list[ActionCall] = []
+        for call in activation.calls or []:
+            if isinstance(call, ActionCall) and call.outcome == "asking":
+                asking.append(call)
+            elif isinstance(call, SubCall) and call.activation is not None:
+                asking.extend(self._asking(call.activation))
+        return asking
+
+    def _parked_continuations(self) -> int:
+        def count(activation: Activation) -> int:
+            total = 0
+            for call in activation.calls or []:
+                if isinstance(call, SubCall) and call.activation is not None:
+                    nested = call.activation
+                    if not nested.finished:
+                        total += (1 if nested.ephemeral else 0) + count(nested)
+            return total
+
+        return 0 if self.root is None or self.root.finished else count(self.root)
+
+    def _agent_at(self, path: str) -> Agent:
+        agent = self.scenario.tree
+        for name in path.split("/")[1:]:
+            agent = next(sub for sub in agent.sub_agents if sub.name == name)
+        return agent
+
+    def _expect(
+        self,
+        executed: list[str],
+        *,
+        error: ErrorExpectation,
+        stop_reason: Literal["end_turn", "interrupt"] | Literal["auto"] | None = "auto",
+    ) -> Expected:
+        pending = [] if self.root is None else self._asking(self.root)
+        finished = self.root is not None and self.root.finished
+        if stop_reason == "auto":
+            stop_reason = "end_turn" if finished else "interrupt"
+        return Expected(
+            pending=tuple(sorted((call.action.label, call.question) for call in pending)),
+            executions=tuple(sorted(executed)),
+            stop_reason=stop_reason,
+            final_answer=self.scenario.tree.answer if stop_reason == "end_turn" else None,
+            error=error,
+            parked_continuations=self._parked_continuations(),
+        )
+
+
+def expectations(scenario: Scenario) -> list[Expected]:
+    """The expectation for every step, assuming ``answer_ids`` steps name no extra labels."""
+    oracle = Oracle(scenario)
+    return [oracle.step(index, step) for index, step in enumerate(scenario.steps)]
+
+
+def approvals(expected: list[Expected]) -> Counter[str]:
+    """How many times each action may run over the whole scenario."""
+    return Counter(label for step in expected for label in step.executions)
