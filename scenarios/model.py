@@ -164,8 +164,9 @@ class Scenario(Strict):
         repeated = sorted(label for label, count in labels.items() if count > 1)
         if repeated:
             raise ValueError(f"tree: action labels must be unique, {repeated} repeat")
-        if not self.steps or not isinstance(self.steps[0], Run):
-            raise ValueError("steps: the first step must be a run")
+        first = next((step for step in self.steps if not isinstance(step, Restart)), None)
+        if not isinstance(first, Run):
+            raise ValueError("steps: the first step other than a restart must be a run")
         for index, step in enumerate(self.steps):
             if isinstance(step, Answer):
                 unknown = sorted(set(step.answer) - set(labels))
