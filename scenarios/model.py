@@ -98,7 +98,7 @@ class Answer(Strict):
 
 
 class Restart(Strict):
-    restart: Literal[True] = True
+    restart: Literal[True]
 
 
 class Corrupt(Strict):

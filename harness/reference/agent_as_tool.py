@@ -6,9 +6,12 @@ this call are selected and renamed back by ``routing.responses_for_call``.
 
 Where the parked sub-agent turn lives between the question and the answer:
 
-* ``preserve_context=False`` (ephemeral): the sub-agent is rebuilt empty for every call, and its
+* ``preserve_context=False`` (ephemeral): the sub-agent is built empty for every call, and its
   parked turn is one continuation entry in the parent's interrupt context, under
   ``SUB_AGENT_TURNS`` keyed by the outer toolUseId; the entry is consumed when the call resumes.
+  While the process lives, the parked sub-agent object is kept too and resumes in memory, as an
+  SDK's would; only a sub-agent rebuilt after a restart is restored from the continuation.  So a
+  restart-free run is the in-memory control that a restored run must equal.
 * ``preserve_context=True``: one live sub-agent keeps its history across calls; its parked turn is
   its own state (persisted by its own session store, if it has one).  If it comes back from a
   restart without its parked turn, the resume fails loudly and names the fix.
@@ -56,6 +59,7 @@ class SubAgentTool:
         self.build = build
         self.preserve_context = preserve_context
         self.live = live if live is not None else (build() if preserve_context else None)
+        self.parked: dict[str, Agent] = {}  # ephemeral sub-agents parked in this process
 
     def prepare(self, caller: AgentState, use: ToolUse) -> None:
         parent_interrupts = caller.interrupt_state.interrupts
@@ -87,6 +91,8 @@ class SubAgentTool:
                     "restart: give it a session store, or use preserve_context=False"
                 )
             return self.live
+        if owned and outer in self.parked:
+            return self.parked[outer]
         fresh = self.build()
         entry = caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}).get(outer)
         if owned:
@@ -104,9 +110,11 @@ class SubAgentTool:
     ) -> ToolOutcome:
         turns = _turns(caller)
         turns.pop(outer, None)
+        self.parked.pop(outer, None)
         if result.stop_reason == "end_turn":
             return Completed(result.text or "")
         if self.live is None:
+            self.parked[outer] = sub_agent
             turns[outer] = continuation.store(
                 sub_agent.state, _owner(self.name, outer), sub_agent.conversation_manager.type_name
             )

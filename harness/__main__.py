@@ -1,0 +1,12 @@
+import os
+import sys
+
+from harness.cli import main
+
+try:
+    status = main()
+    sys.stdout.flush()
+except BrokenPipeError:  # the reader went away (``| head``): stop quietly, as cat would
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    status = 1
+sys.exit(status)

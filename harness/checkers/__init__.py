@@ -1,0 +1,138 @@
+"""Checkers: pure functions from a recorded history to the violations it contains.
+
+One checker per invariant of DESIGN.md (I1 to I12), plus the differential comparison with the
+restart-free control (D) and the expected outcome of each step (O).  A checker never trusts the
+target: what must happen comes from the oracle's expectations recorded in the history and from
+the control run.  A checker that needs a capability the target lacks is not applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from harness.checkers import continuations, delivery, depth, naming, privacy, restarts, safety
+from harness.checkers.violation import Invariant, Violation
+from harness.history import History
+
+__all__ = ["CHECKERS", "Checker", "Violation", "applicable", "check"]
+
+
+@dataclass(frozen=True)
+class Checker:
+    id: str  # "I1" to "I12", "D", "O"
+    slug: str
+    title: str  # the invariant in one line
+    needs: frozenset[str]  # target capabilities (harness.targets.base.CAPABILITIES) it relies on
+    function: Callable[[History], list[Violation]]
+
+
+def _checker(
+    invariant: Invariant,
+    title: str,
+    function: Callable[[History], list[Violation]],
+    needs: frozenset[str] = frozenset(),
+) -> Checker:
+    return Checker(invariant.id, invariant.slug, title, needs, function)
+
+
+CHECKERS: tuple[Checker, ...] = (
+    _checker(
+        naming.UNIQUE_NAMES_UP,
+        "Distinct pending interrupts never share a root-visible id.",
+        naming.unique_names_up,
+        frozenset({"interrupt_ids"}),
+    ),
+    _checker(
+        delivery.EXACT_DELIVERY_DOWN,
+        "One approval executes exactly one protected action, never a sibling's.",
+        delivery.exact_delivery_down,
+    ),
+    _checker(
+        delivery.PARTIAL_ANSWERS,
+        "Answering a subset executes exactly that subset; every unanswered interrupt is raised "
+        "again with the same root-visible id.",
+        delivery.partial_answers,
+    ),
+    _checker(
+        safety.AT_MOST_ONCE,
+        "No protected action runs without an approval, and none runs twice for one approval.",
+        safety.at_most_once,
+    ),
+    _checker(
+        restarts.RESTART_TRANSPARENCY,
+        "Inserting restarts at interrupt boundaries changes nothing observable.",
+        restarts.restart_transparency,
+    ),
+    _checker(
+        continuations.CONTINUATION_FIDELITY,
+        "A restored sub-agent equals the in-memory control.",
+        continuations.continuation_fidelity,
+    ),
+    _checker(
+        continuations.BOUNDED_CONTINUATION,
+        "An ephemeral sub-agent's continuation does not grow with its earlier completed calls, "
+        "and the orchestrator's record shrinks back once the interrupt resolves.",
+        continuations.bounded_continuation,
+        frozenset({"continuation_bytes"}),
+    ),
+    _checker(
+        privacy.PRIVATE_CONTINUATION,
+        "The stored continuation never appears in public event payloads, stream events or "
+        "callbacks.",
+        privacy.private_continuation,
+        frozenset({"public_events"}),
+    ),
+    _checker(
+        safety.LOUD_SAFE_FAILURE,
+        "A continuation that cannot be restored fails loudly: the interrupt stays pending, "
+        "nothing runs, no stale response is shown.",
+        safety.loud_safe_failure,
+    ),
+    _checker(
+        delivery.ISOLATION,
+        "A sub-agent never picks up an interrupt or response that belongs to another caller.",
+        delivery.isolation,
+    ),
+    _checker(
+        depth.DEPTH,
+        "All of the above hold at depth 3 and beyond, and with nested and ordinary interrupts "
+        "mixed in one turn.",
+        depth.depth,
+    ),
+    _checker(
+        naming.FRESH_QUESTIONS,
+        "A sub-agent that interrupts again after being resumed raises a new question; an earlier "
+        "answer is never reused as a standing approval.",
+        naming.fresh_questions,
+    ),
+    _checker(
+        restarts.DIFFERENTIAL,
+        "The run with restarts shows, step for step, what the run without restarts shows.",
+        restarts.differential,
+    ),
+    _checker(
+        safety.EXPECTED_OUTCOME,
+        "Every step ends as the scenario says: stop reason, final answer, no forbidden error.",
+        safety.expected_outcome,
+    ),
+)
+
+
+def applicable(checker: Checker, history: History) -> bool:
+    """Whether ``checker`` says anything about ``history``: the scenario ran on the target, and
+    the target has every capability the checker relies on."""
+    if history.not_applicable:
+        return False
+    capabilities = frozenset(history.target.get("capabilities", ()))
+    return checker.needs <= capabilities
+
+
+def check(history: History) -> list[Violation]:
+    """Every violation in ``history``, in checker order, then in step order."""
+    return [
+        violation
+        for checker in CHECKERS
+        if applicable(checker, history)
+        for violation in checker.function(history)
+    ]

@@ -1,0 +1,104 @@
+"""Read-only views of recorded steps, shared by the checkers, and how to say them in a sentence.
+
+A pending interrupt is read as ``(label, question, root-visible id)``: the label and question
+number come from its reason (``{"action": label, "question": n, "of": total}``), so checkers
+never depend on how a target spells ids.  Every list returned here is sorted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Final
+
+from harness.history import History, StepRecord
+from scenarios.model import Agent
+
+CONVERSATION: Final = frozenset({"run", "answer", "resend"})  # steps that talk to the root
+UNLABELLED: Final = "?"  # a pending interrupt whose reason names no protected action
+
+Question = tuple[str, int]  # (action label, question number)
+Shown = tuple[str, int, str]  # (action label, question number, root-visible id)
+
+
+def is_conversation(step: StepRecord) -> bool:
+    return step.kind in CONVERSATION
+
+
+def succeeded(step: StepRecord) -> bool:
+    """A run, answer or resend that ended with a stop reason (did not fail)."""
+    return is_conversation(step) and step.observed.get("stop_reason") is not None
+
+
+def label_of(pending: dict[str, Any]) -> str:
+    label = pending.get("label")
+    return label if isinstance(label, str) else UNLABELLED
+
+
+def question_of(pending: dict[str, Any]) -> int:
+    reason = pending.get("reason")
+    number = reason.get("question") if isinstance(reason, dict) else None
+    return number if isinstance(number, int) else 0
+
+
+def shown(step: StepRecord) -> list[Shown]:
+    """The pending interrupts the root showed after ``step``."""
+    return sorted(
+        (label_of(pending), question_of(pending), str(pending.get("id")))
+        for pending in step.pending
+    )
+
+
+def shown_questions(step: StepRecord) -> list[Question]:
+    return sorted((label, question) for label, question, _ in shown(step))
+
+
+def expected_questions(step: StepRecord) -> list[Question]:
+    return sorted((str(label), int(question)) for label, question in step.expected["pending"])
+
+
+def executed(step: StepRecord) -> list[str]:
+    """Labels of the protected actions the ledger gained during ``step``."""
+    return sorted(str(record.get("action")) for record in step.executions)
+
+
+def expected_executed(step: StepRecord) -> list[str]:
+    return sorted(str(label) for label in step.expected["executions"])
+
+
+def error_of(step: StepRecord) -> str | None:
+    error = step.observed.get("error")
+    return None if error is None else str(error)
+
+
+def without_restarts(steps: Iterable[StepRecord]) -> list[StepRecord]:
+    """The steps a restart-free control run has counterparts for, in order."""
+    return [step for step in steps if step.kind != "restart"]
+
+
+def tree_of(history: History) -> Agent:
+    return Agent.model_validate(history.scenario["tree"])
+
+
+def question_text(question: Question) -> str:
+    label, number = question
+    return f"{label}#{number}"
+
+
+def shown_text(item: Shown) -> str:
+    label, number, interrupt_id = item
+    return f"{label}#{number} as {interrupt_id!r}"
+
+
+def listing(items: Iterable[str]) -> str:
+    text = ", ".join(items)
+    return text or "nothing"
+
+
+def times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"
+
+
+def brief(text: str, limit: int = 120) -> str:
+    """The first line of an error message, cut to ``limit`` characters."""
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

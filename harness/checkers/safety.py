@@ -1,0 +1,143 @@
+"""Checkers for what must never happen: an action running unapproved or twice (I4), a failure that
+is silent or unsafe (I9), and a step ending otherwise than the scenario says (O)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from harness.checkers.records import (
+    brief,
+    error_of,
+    executed,
+    expected_executed,
+    is_conversation,
+    label_of,
+    listing,
+    question_of,
+    shown,
+    shown_text,
+    succeeded,
+    times,
+)
+from harness.checkers.violation import Invariant, Violation
+from harness.history import History
+
+AT_MOST_ONCE = Invariant("I4", "at-most-once")
+LOUD_SAFE_FAILURE = Invariant("I9", "loud-safe-failure")
+EXPECTED_OUTCOME = Invariant("O", "expected-outcome")
+
+
+def at_most_once(history: History) -> list[Violation]:
+    """I4: no protected action runs without an approval, none runs twice for one approval.
+
+    Nothing runs during a restart or a corruption; an action never approved anywhere in the
+    scenario never runs; and up to every step, each action has run at most as often as the
+    approvals so far allow (re-sending an answer does not run it again).
+    """
+    approved = Counter(label for step in history.steps for label in expected_executed(step))
+    ran: Counter[str] = Counter()
+    allowed: Counter[str] = Counter()
+    found: list[Violation] = []
+    for step in history.steps:
+        here = Counter(executed(step))
+        ran.update(here)
+        allowed.update(expected_executed(step))
+        for label in sorted(here):
+            if step.kind in ("restart", "corrupt"):
+                expected = f"nothing runs during a {step.kind}"
+                seen = f"{label} ran {times(here[label])}"
+            elif not approved[label]:
+                expected = f"{label} never runs (never approved)"
+                seen = f"{label} ran {times(ran[label])}"
+            elif ran[label] > allowed[label]:
+                expected = f"{label} runs at most {times(allowed[label])} so far"
+                seen = f"{label} ran {times(ran[label])}"
+            else:
+                continue
+            found.append(AT_MOST_ONCE.violation(step.index, expected, seen))
+    return found
+
+
+def loud_safe_failure(history: History) -> list[Violation]:
+    """I9: a continuation that cannot be restored fails loudly and safely.
+
+    In every step that must fail: an error is raised or logged, nothing runs, the pending
+    interrupts are exactly those shown by the last step that succeeded (same questions, same
+    ids), and none of them carries a stale response.
+    """
+    found: list[Violation] = []
+    last_shown: list[tuple[str, int, str]] = []
+    for step in history.steps:
+        if step.expected["error"] == "required":
+            if error_of(step) is None:
+                found.append(
+                    LOUD_SAFE_FAILURE.violation(
+                        step.index, "an error is raised or logged", "failure was silent"
+                    )
+                )
+            if step.executions:
+                found.append(
+                    LOUD_SAFE_FAILURE.violation(
+                        step.index, "nothing runs", "ran " + listing(executed(step))
+                    )
+                )
+            now = shown(step)
+            if now != last_shown:
+                found.append(
+                    LOUD_SAFE_FAILURE.violation(
+                        step.index,
+                        "still pending " + listing(map(shown_text, last_shown)),
+                        "pending " + listing(map(shown_text, now)),
+                    )
+                )
+            for pending in step.pending:
+                response = pending.get("response")
+                if response is not None:
+                    question = f"{label_of(pending)}#{question_of(pending)}"
+                    found.append(
+                        LOUD_SAFE_FAILURE.violation(
+                            step.index,
+                            f"{question} pending without a response",
+                            f"{question} carries stale response {response!r}",
+                        )
+                    )
+        if succeeded(step):
+            last_shown = shown(step)
+    return found
+
+
+def expected_outcome(history: History) -> list[Violation]:
+    """O: each step ends as the scenario says.
+
+    No error where none is allowed (a restart that cannot rebuild the tree included); where the
+    step must succeed, its stop reason is the expected one (where an error is merely allowed, as
+    for a re-sent answer, either ending is fine); the expected final answer, where one is expected.
+    """
+    found: list[Violation] = []
+    for step in history.steps:
+        expected = step.expected
+        error = error_of(step)
+        if expected["error"] == "forbidden" and error is not None:
+            found.append(EXPECTED_OUTCOME.violation(step.index, "no error", brief(error)))
+        if not is_conversation(step):
+            continue
+        stop_reason = step.observed.get("stop_reason")
+        must_succeed = expected["error"] == "forbidden"
+        if must_succeed and stop_reason is not None and stop_reason != expected["stop_reason"]:
+            found.append(
+                EXPECTED_OUTCOME.violation(
+                    step.index,
+                    f"stop reason {expected['stop_reason']}",
+                    f"stop reason {stop_reason}",
+                )
+            )
+        final_answer = step.observed.get("final_answer")
+        if expected["final_answer"] is not None and final_answer != expected["final_answer"]:
+            found.append(
+                EXPECTED_OUTCOME.violation(
+                    step.index,
+                    f"final answer {expected['final_answer']!r}",
+                    f"final answer {final_answer!r}",
+                )
+            )
+    return found

@@ -1,0 +1,239 @@
+"""``python -m harness``: check targets against the scenarios, run one scenario, list targets.
+
+Exit codes: 0 every invariant holds, 1 violations, 2 bad input (a malformed scenario file, an
+unknown target, a bad option), reported as one line naming the file, the field and what was
+expected, before anything runs and before any report is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from harness import __version__
+from harness.checkers import CHECKERS, applicable
+from harness.conformance import judge
+from harness.history import StepRecord
+from harness.report import conformance_json, conformance_markdown, write_atomically
+from harness.runner import run_scenario
+from harness.targets import registry
+from harness.targets.base import Target
+from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
+from scenarios.model import Scenario
+
+EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
+
+DESCRIPTION = """\
+Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
+reach the human under a unique id, does the answer reach exactly the sub-agent that asked, and
+does all of it survive a restart?  Each scenario is run on each target, its history is recorded,
+and one checker per invariant judges it.
+"""
+
+EPILOG = """\
+examples:
+  python -m harness check                          every regression file on every target
+  python -m harness check --target reference       one target
+  python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
+  python -m harness targets                        what is installed
+
+reports: check writes reports/conformance.md (paste it in a pull request) and
+reports/conformance.json; a failed run leaves the previous reports untouched.
+"""
+
+
+class BadInput(Exception):
+    """Input the user must fix; the message is the one line to show."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise BadInput(f"{self.prog}: {message} (see --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m harness",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    check = commands.add_parser(
+        "check",
+        help="run scenarios on targets and write the conformance reports",
+        description="Run every scenario on every chosen target; write reports/conformance.*.",
+    )
+    check.add_argument(
+        "--target",
+        action="append",
+        metavar="T",
+        help="a target to check (repeatable; default: every installed target)",
+    )
+    check.add_argument(
+        "--scenarios",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help=f"a scenario file or a folder of them (repeatable; default: {_shown(REGRESSIONS)})",
+    )
+    check.add_argument(
+        "--reports",
+        type=Path,
+        default=Path("reports"),
+        metavar="DIR",
+        help="where to write conformance.md and conformance.json (default: reports)",
+    )
+
+    run = commands.add_parser(
+        "run",
+        help="run one scenario file and print its history and every checker's verdict",
+        description="Run one scenario on one target; print the history and the verdicts.",
+    )
+    run.add_argument("file", type=Path, metavar="FILE", help="a scenario file (YAML or JSON)")
+    run.add_argument("--target", default="reference", metavar="T", help="default: reference")
+    run.add_argument("--json", action="store_true", help="print the whole history as JSON")
+
+    commands.add_parser(
+        "targets",
+        help="list installed targets, their versions and capabilities",
+        description="List installed targets, their versions and capabilities.",
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        arguments = build_parser().parse_args(argv)
+        if arguments.command == "check":
+            return _check(arguments)
+        if arguments.command == "run":
+            return _run(arguments)
+        return _targets()
+    except BadInput as problem:
+        print(problem, file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _targets_named(names: Sequence[str] | None) -> list[Target]:
+    chosen = names or list(registry.available())
+    try:
+        return [registry.get(name) for name in dict.fromkeys(chosen)]
+    except registry.UnknownTarget as unknown:
+        raise BadInput(f"--target: {unknown.args[0]}") from None
+
+
+def _scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:
+    files: list[Path] = []
+    for path in paths or [REGRESSIONS]:
+        if path.is_dir():
+            found = regression_files(path)
+            if not found:
+                raise BadInput(f"--scenarios: {path} holds no .yaml, .yml or .json file")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise BadInput(f"--scenarios: {path} does not exist")
+    return [(path.stem, _load(path)) for path in files]
+
+
+def _load(path: Path) -> Scenario:
+    try:
+        return load_scenario(path)
+    except ScenarioFileError as problem:
+        raise BadInput(str(problem)) from None
+
+
+def _check(arguments: argparse.Namespace) -> int:
+    targets = _targets_named(arguments.target)
+    scenarios = _scenarios_from(arguments.scenarios)
+    progress = _Progress() if _interactive() else None
+    result = judge(targets, scenarios, progress)
+    if progress is not None:
+        progress.finish()
+    reports: Path = arguments.reports
+    write_atomically(reports / "conformance.json", conformance_json(result))
+    markdown = conformance_markdown(result)
+    write_atomically(reports / "conformance.md", markdown)
+    print(markdown)
+    return EXIT_VIOLATIONS if result.violation_count else EXIT_HOLDS
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    target = _targets_named([arguments.target])[0]
+    scenario = _load(arguments.file)
+    history = run_scenario(target, scenario, arguments.file.stem)
+    if arguments.json:
+        print(history.dumps())
+    else:
+        print(f"{arguments.file} on {target.info.name} {target.info.version}")
+        if history.not_applicable:
+            print(f"not applicable: needs {', '.join(history.not_applicable)}")
+        for step in history.steps:
+            print(_step_line(step))
+    violations = 0
+    for checker in CHECKERS:
+        if not applicable(checker, history):
+            print(f"{checker.id:>3} {checker.slug:<24} n/a")
+            continue
+        found = checker.function(history)
+        violations += len(found)
+        verdict = "holds" if not found else f"VIOLATED ({len(found)})"
+        print(f"{checker.id:>3} {checker.slug:<24} {verdict}")
+        for violation in found:
+            print(
+                f"      step {violation.step}: expected {violation.expected}; seen {violation.seen}"
+            )
+    return EXIT_VIOLATIONS if violations else EXIT_HOLDS
+
+
+def _step_line(step: StepRecord) -> str:
+    observed = step.observed
+    shown = ("stop_reason", "final_answer", "error", "note")
+    seen = [f"{key} {observed[key]}" for key in shown if observed.get(key) is not None]
+    if step.kind in {"run", "answer", "resend"}:
+        pending = [
+            f"{item['label']}#{item['reason'].get('question', '?')}" for item in step.pending
+        ]
+        seen.append("pending " + (", ".join(pending) or "nothing"))
+    ran = [record["action"] for record in step.executions]
+    if ran:
+        seen.append("ran " + ", ".join(ran))
+    asked = json.dumps(step.step, ensure_ascii=False)
+    return f"  [{step.index}] {step.kind} {asked} -> " + ("; ".join(seen) or "ok")
+
+
+def _targets() -> int:
+    for name, build in registry.available().items():
+        info = build().info
+        print(f"{name} {info.version}: {info.description}")
+        print(f"  capabilities: {', '.join(sorted(info.capabilities))}")
+    return EXIT_HOLDS
+
+
+def _interactive() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("CI")
+
+
+class _Progress:
+    def __call__(self, done: int, total: int, violations: int) -> None:
+        print(f"\r{done}/{total} scenario runs, {violations} violations", end="", file=sys.stderr)
+
+    def finish(self) -> None:
+        print(file=sys.stderr)
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

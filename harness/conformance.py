@@ -1,0 +1,82 @@
+"""Conformance: every scenario on every target, judged by every checker.
+
+The result is a target x invariant matrix.  A cell holds when no scenario shows a violation of
+that invariant on that target, is "not applicable" when no scenario could be judged for it there
+(the target lacks a capability), and otherwise names its first counterexample (scenario, step).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.checkers import CHECKERS, Violation, applicable
+from harness.history import History
+from harness.runner import run_scenario
+from harness.targets.base import Target
+from scenarios.model import Scenario
+
+Progress = Callable[[int, int, int], None]  # (done, total, violations so far)
+
+
+@dataclass(frozen=True)
+class Cell:
+    status: str  # holds | violated | not-applicable
+    checked: int  # scenarios this checker judged on this target
+    violations: tuple[tuple[str, Violation], ...] = ()  # (scenario, violation), all of them
+
+
+@dataclass
+class Conformance:
+    targets: list[dict[str, Any]] = field(default_factory=list)
+    histories: dict[str, dict[str, History]] = field(default_factory=dict)  # target -> scenario
+    cells: dict[str, dict[str, Cell]] = field(default_factory=dict)  # target -> checker id
+
+    @property
+    def violation_count(self) -> int:
+        return sum(len(cell.violations) for row in self.cells.values() for cell in row.values())
+
+
+def judge(
+    targets: Sequence[Target],
+    scenarios: Sequence[tuple[str, Scenario]],
+    progress: Progress | None = None,
+) -> Conformance:
+    result = Conformance()
+    total = len(targets) * len(scenarios)
+    done = 0
+    for target in targets:
+        info = target.info
+        result.targets.append(
+            {"name": info.name, "version": info.version, "capabilities": sorted(info.capabilities)}
+        )
+        histories: dict[str, History] = {}
+        found: dict[str, list[tuple[str, Violation]]] = {checker.id: [] for checker in CHECKERS}
+        checked: dict[str, int] = {checker.id: 0 for checker in CHECKERS}
+        for name, scenario in scenarios:
+            history = run_scenario(target, scenario, name)
+            histories[name] = history
+            for checker in CHECKERS:
+                if applicable(checker, history):
+                    checked[checker.id] += 1
+                    found[checker.id].extend((name, v) for v in checker.function(history))
+            done += 1
+            if progress is not None:
+                progress(done, total, result.violation_count + sum(map(len, found.values())))
+        result.histories[info.name] = histories
+        result.cells[info.name] = {
+            checker.id: Cell(
+                status=_status(checked[checker.id], found[checker.id]),
+                checked=checked[checker.id],
+                violations=tuple(found[checker.id]),
+            )
+            for checker in CHECKERS
+        }
+    return result
+
+
+def _status(checked: int, violations: list[tuple[str, Violation]]) -> str:
+    if violations:
+        return "violated"
+    return "holds" if checked else "not-applicable"

@@ -1,0 +1,1 @@
+"""Targets: the implementations the harness checks (see ``base`` for the interface)."""

@@ -1,0 +1,59 @@
+"""Finding targets by name: the built-in ones, plus any installed package's entry points.
+
+A third party adds a target without forking by declaring, in its own package metadata::
+
+    [project.entry-points."nested_interrupt_harness.targets"]
+    my-sdk = "my_package.harness_target:MySdkTarget"
+
+where ``MySdkTarget()`` satisfies ``harness.targets.base.Target``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib.metadata import entry_points
+from typing import Final
+
+from harness.targets.base import Target
+
+ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.targets"
+
+
+class UnknownTarget(LookupError):
+    """No installed target has that name."""
+
+
+def _reference() -> Target:
+    from harness.targets.reference import ReferenceTarget
+
+    return ReferenceTarget()
+
+
+BUILT_IN: Final[dict[str, Callable[[], Target]]] = {"reference": _reference}
+
+
+def available() -> dict[str, Callable[[], Target]]:
+    """Every target that can be built here, by name, sorted."""
+    found: dict[str, Callable[[], Target]] = dict(BUILT_IN)
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP):
+        if entry_point.name not in found:
+            found[entry_point.name] = _loader(entry_point.load)
+    return dict(sorted(found.items()))
+
+
+def _loader(load: Callable[[], object]) -> Callable[[], Target]:
+    def build() -> Target:
+        factory = load()
+        if not callable(factory):
+            raise TypeError(f"entry point {factory!r} is not callable")
+        target: Target = factory()
+        return target
+
+    return build
+
+
+def get(name: str) -> Target:
+    targets = available()
+    if name not in targets:
+        raise UnknownTarget(f"unknown target {name!r}; installed targets: {', '.join(targets)}")
+    return targets[name]()

@@ -1,0 +1,60 @@
+"""Hypothesis settings profiles for this suite, and which one a run loads.
+
+Every profile names its parent.  A profile registered without one inherits whichever profile is
+active when it is registered (hypothesis loads its own "ci" profile by itself when ``CI`` is set),
+so the same name would mean different settings on different machines.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from hypothesis import HealthCheck, settings
+from hypothesis.errors import InvalidArgument
+
+
+def register_profiles() -> None:
+    default = settings.get_profile("default")
+    try:
+        builtin_ci = settings.get_profile("ci")
+    except InvalidArgument:
+        builtin_ci = default
+    settings.register_profile(
+        "ci",
+        parent=builtin_ci,
+        derandomize=True,
+        max_examples=100,
+        deadline=None,
+        database=None,
+        print_blob=True,
+    )
+    settings.register_profile("dev", parent=default, max_examples=200, deadline=None)
+    settings.register_profile("deep", parent=default, max_examples=5000, deadline=None)
+    settings.register_profile(
+        "mutmut",
+        parent=default,
+        derandomize=True,
+        deadline=None,
+        max_examples=30,
+        suppress_health_check=[HealthCheck.differing_executors, HealthCheck.too_slow],
+        database=None,
+    )
+
+
+def profile_name(environ: Mapping[str, str]) -> str:
+    """mutmut's profile under mutmut, else ``HYPOTHESIS_PROFILE``, else "ci" on CI, else "dev"."""
+    if "MUTANT_UNDER_TEST" in environ:
+        return "mutmut"
+    if environ.get("HYPOTHESIS_PROFILE"):
+        return environ["HYPOTHESIS_PROFILE"]
+    if "CI" in environ:
+        return "ci"
+    return "dev"
+
+
+def load_profile(environ: Mapping[str, str] = os.environ) -> str:
+    register_profiles()
+    name = profile_name(environ)
+    settings.load_profile(name)
+    return name

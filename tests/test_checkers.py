@@ -1,0 +1,775 @@
+"""Checkers: each one stays quiet on good histories and names the step of a bad one.
+
+Histories are written by hand with the small builders below: a step says what the root showed
+and what ran, and the oracle's expectation defaults to exactly that, so a bad history is a good
+one with one observation (or one expectation) changed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.checkers import CHECKERS, Violation, applicable, check
+from harness.history import History, StepRecord
+from harness.runner import run_scenario
+from harness.targets.base import CAPABILITIES
+from harness.targets.reference import ReferenceTarget
+from scenarios.loading import load_scenario
+
+ROOT = Path(__file__).resolve().parent.parent
+ANSWER = "done"
+
+Step = dict[str, Any]  # the fields of a StepRecord, except its index
+Question = tuple[str, int]
+
+
+# --- builders -----------------------------------------------------------------------------------
+
+
+def agent(
+    name: str, *sub_agents: dict[str, Any], actions: tuple[str, ...] = (), **options: Any
+) -> dict[str, Any]:
+    """An agent whose one turn calls each of its actions (tool = label) and sub-agents."""
+    tools = [*actions, *(sub["name"] for sub in sub_agents)]
+    return {
+        "name": name,
+        "actions": [{"tool": label, "label": label} for label in actions],
+        "sub_agents": list(sub_agents),
+        "turns": [[{"tool": tool, "id": f"call-{n}"} for n, tool in enumerate(tools, 1)]],
+        **options,
+    }
+
+
+TWO_WORKERS = agent(
+    "orchestrator",
+    agent("worker_a", actions=("deploy-a",)),
+    agent("worker_b", actions=("deploy-b",)),
+)
+DEEP = agent("orchestrator", agent("planner", agent("executor", actions=("drop-table",))))
+MIXED = agent("orchestrator", agent("buyer", actions=("place-order",)), actions=("approve-budget",))
+SECRET = agent(
+    "orchestrator",
+    agent("accountant", actions=("file-taxes",), state={"secret": "canary-7f3a private"}),
+)
+SECRETARY = agent("orchestrator", agent("secretary", actions=("invite",), preserve_context=True))
+
+
+def ask(
+    label: str,
+    question: int = 1,
+    *,
+    of: int = 1,
+    interrupt_id: str | None = None,
+    response: Any = None,
+) -> dict[str, Any]:
+    """A pending interrupt as the root shows it."""
+    return {
+        "id": interrupt_id or f"sub:{label}:{question}",
+        "name": "approval",
+        "reason": {"action": label, "question": question, "of": max(of, question)},
+        "label": label,
+        "response": response,
+    }
+
+
+def conversation(
+    kind: str,
+    *,
+    shows: list[dict[str, Any]] | None = None,
+    ran: tuple[str, ...] = (),
+    stop: str | None = "auto",
+    error: str | None = None,
+    final: str | None = "auto",
+    expect_pending: list[Question] | None = None,
+    expect_ran: tuple[str, ...] | None = None,
+    expect_stop: str | None = "auto",
+    expect_error: str = "forbidden",
+    answered: tuple[str, ...] = (),
+    requests: list[dict[str, Any]] | None = None,
+    events: list[dict[str, Any]] | None = None,
+    stored: dict[str, Any] | None = None,
+) -> Step:
+    """A run, answer or resend; every expectation defaults to what was observed."""
+    shows = shows or []
+    if stop == "auto":
+        stop = "interrupt" if shows else "end_turn"
+    if expect_stop == "auto":
+        expect_stop = stop
+    return {
+        "kind": kind,
+        "step": {},
+        "expected": {
+            "pending": sorted(
+                expect_pending
+                if expect_pending is not None
+                else [(item["label"], item["reason"]["question"]) for item in shows]
+            ),
+            "executions": sorted(expect_ran if expect_ran is not None else ran),
+            "stop_reason": expect_stop,
+            "final_answer": ANSWER if expect_stop == "end_turn" else None,
+            "error": expect_error,
+            "parked_continuations": 0,
+        },
+        "observed": {
+            "stop_reason": stop,
+            "pending": shows,
+            "final_answer": (ANSWER if stop == "end_turn" else None) if final == "auto" else final,
+            "error": error,
+        },
+        "answered": [
+            {"id": f"sub:{label}:1", "label": label, "response": "approve"} for label in answered
+        ],
+        "executions": [{"action": label, "agent": "?", "tool_use_id": "?"} for label in ran],
+        "requests": requests or [],
+        "events": events or [],
+        "stored": stored,
+    }
+
+
+def run(**fields: Any) -> Step:
+    return conversation("run", **fields)
+
+
+def answer(*labels: str, **fields: Any) -> Step:
+    return conversation("answer", answered=labels, **fields)
+
+
+def resend(*labels: str, **fields: Any) -> Step:
+    """Re-sending an earlier answer: it must fail or change nothing."""
+    fields.setdefault("stop", None)
+    fields.setdefault("error", "AgentError: no such interrupt")
+    fields.setdefault("expect_stop", None)
+    fields.setdefault("expect_error", "allowed")
+    fields.setdefault("expect_ran", ())
+    return conversation("resend", answered=labels, **fields)
+
+
+def restart(
+    *,
+    expect_pending: list[Question] | None = None,
+    ran: tuple[str, ...] = (),
+    kind: str = "restart",
+    stored: dict[str, Any] | None = None,
+) -> Step:
+    return {
+        "kind": kind,
+        "step": {},
+        "expected": {
+            "pending": sorted(expect_pending or []),
+            "executions": [],
+            "stop_reason": None,
+            "final_answer": None,
+            "error": "forbidden" if kind == "restart" else "allowed",
+            "parked_continuations": 0,
+        },
+        "observed": {"error": None} if kind == "restart" else {"note": "damaged", "error": None},
+        "answered": [],
+        "executions": [{"action": label, "agent": "?", "tool_use_id": "?"} for label in ran],
+        "requests": [],
+        "events": [],
+        "stored": stored,
+    }
+
+
+def request(agent_path: str, messages: int, **model_state: Any) -> dict[str, Any]:
+    return {
+        "agent": agent_path,
+        "prompt": "go",
+        "turn": 0,
+        "messages": messages,
+        "model_state": model_state,
+    }
+
+
+def stored(record_bytes: int | None, **sizes: int) -> dict[str, Any]:
+    """What the stores hold: continuation sizes by owner, and the root's record size."""
+    return {
+        "continuations": [{"owner": owner, "size": size} for owner, size in sizes.items()],
+        "record_bytes": record_bytes,
+    }
+
+
+def history(
+    *steps: Step,
+    tree: dict[str, Any] = TWO_WORKERS,
+    control: History | None = None,
+    capabilities: frozenset[str] = frozenset(CAPABILITIES),
+) -> History:
+    return History(
+        scenario_name="hand-made",
+        scenario={"description": "hand-made", "source": "tests", "tree": tree, "steps": []},
+        target={"name": "hand-made", "version": "0", "capabilities": sorted(capabilities)},
+        steps=tuple(StepRecord(index=index, **step) for index, step in enumerate(steps)),
+        control=control,
+    )
+
+
+def with_control(
+    *steps: Step, control: list[Step] | None = None, tree: dict[str, Any] = TWO_WORKERS
+) -> History:
+    """A run with restarts and its control (by default: the same steps without restarts)."""
+    if control is None:
+        control = [step for step in steps if step["kind"] != "restart"]
+    return history(*steps, tree=tree, control=history(*control, tree=tree))
+
+
+def violations(checker_id: str, recorded: History) -> list[Violation]:
+    return [violation for violation in check(recorded) if violation.invariant == checker_id]
+
+
+def steps_of(found: list[Violation]) -> list[int | None]:
+    return [violation.step for violation in found]
+
+
+# --- good histories -----------------------------------------------------------------------------
+
+
+def colliding_ids() -> list[Step]:
+    """Two workers ask; the human approves A, restarts, approves B."""
+    return [
+        run(
+            shows=[ask("deploy-a"), ask("deploy-b")],
+            requests=[request("orchestrator", 1), request("orchestrator/worker_a", 1)],
+            events=[{"type": "interrupt", "agent": "orchestrator", "id": "sub:deploy-a:1"}],
+            stored=stored(2000, worker_a=760, worker_b=760),
+        ),
+        answer(
+            "deploy-a",
+            shows=[ask("deploy-b")],
+            ran=("deploy-a",),
+            requests=[request("orchestrator/worker_a", 3)],
+            stored=stored(1400, worker_b=760),
+        ),
+        restart(expect_pending=[("deploy-b", 1)], stored=stored(1400, worker_b=760)),
+        answer(
+            "deploy-b",
+            ran=("deploy-b",),
+            requests=[request("orchestrator/worker_b", 3), request("orchestrator", 3)],
+            stored=stored(48),
+        ),
+    ]
+
+
+GOOD = {
+    "colliding ids, with control": with_control(*colliding_ids()),
+    "deep nesting": history(
+        run(shows=[ask("drop-table")]),
+        answer("drop-table", ran=("drop-table",)),
+        tree=DEEP,
+    ),
+    "mixed": history(
+        run(shows=[ask("approve-budget"), ask("place-order")]),
+        answer("place-order", shows=[ask("approve-budget")], ran=("place-order",)),
+        answer("approve-budget", ran=("approve-budget",)),
+        tree=MIXED,
+    ),
+    "re-interrupt": history(
+        run(shows=[ask("deploy-a", of=2)]),
+        answer("deploy-a", shows=[ask("deploy-a", 2)]),
+        resend("deploy-a", shows=[ask("deploy-a", 2)], expect_pending=[("deploy-a", 2)]),
+        answer("deploy-a", ran=("deploy-a",)),
+    ),
+    "loud failure": history(
+        run(shows=[ask("deploy-a")]),
+        restart(kind="corrupt", expect_pending=[("deploy-a", 1)]),
+        answer(
+            "deploy-a",
+            shows=[ask("deploy-a")],
+            stop=None,
+            error="ContinuationError: unsupported schema version '2.0'",
+            expect_stop=None,
+            expect_error="required",
+        ),
+    ),
+    "private continuation": history(
+        run(shows=[ask("file-taxes")], events=[{"type": "message", "text": "file taxes"}]),
+        answer(
+            "file-taxes",
+            ran=("file-taxes",),
+            requests=[request("orchestrator/accountant", 3, response_id="resp-9e1")],
+            events=[{"type": "result", "agent": "orchestrator/accountant", "text": "done"}],
+        ),
+        tree=SECRET,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOOD))
+def test_every_checker_is_quiet_on_a_good_history(name: str) -> None:
+    assert check(GOOD[name]) == []
+
+
+def test_the_checkers_are_the_twelve_invariants_then_differential_then_outcome() -> None:
+    ids = [checker.id for checker in CHECKERS]
+
+    assert ids == [f"I{n}" for n in range(1, 13)] + ["D", "O"]
+    assert len({checker.slug for checker in CHECKERS}) == len(CHECKERS)
+    assert all(checker.needs <= set(CAPABILITIES) for checker in CHECKERS)
+
+
+def test_a_violation_is_plain_json() -> None:
+    violation = Violation("I4", "at-most-once", 2, "deploy-a runs once", "deploy-a ran 2 times")
+
+    assert violation.to_json() == {
+        "invariant": "I4",
+        "slug": "at-most-once",
+        "step": 2,
+        "expected": "deploy-a runs once",
+        "seen": "deploy-a ran 2 times",
+    }
+
+
+def test_checking_is_deterministic_and_survives_a_json_round_trip() -> None:
+    bad = history(
+        run(
+            shows=[ask("deploy-a", interrupt_id="x"), ask("deploy-b", interrupt_id="x")],
+            ran=("deploy-b",),
+        )
+    )
+
+    assert check(bad) == check(bad) == check(History.from_json(bad.to_json()))
+    assert check(bad) != []
+
+
+# --- applicability ------------------------------------------------------------------------------
+
+
+def test_no_checker_applies_to_a_scenario_the_target_cannot_express() -> None:
+    skipped = History(
+        "hand-made", {"tree": TWO_WORKERS}, {"capabilities": []}, (), None, ("restart",)
+    )
+
+    assert not any(applicable(checker, skipped) for checker in CHECKERS)
+    assert check(skipped) == []
+
+
+def test_a_checker_needing_a_capability_the_target_lacks_is_not_applied() -> None:
+    duplicated = [ask("deploy-a", interrupt_id="x"), ask("deploy-b", interrupt_id="x")]
+    without_ids = history(
+        run(shows=duplicated), capabilities=frozenset(CAPABILITIES) - {"interrupt_ids"}
+    )
+
+    assert violations("I1", history(run(shows=duplicated))) != []
+    assert violations("I1", without_ids) == []
+
+
+# --- I1 unique names up -------------------------------------------------------------------------
+
+
+def test_i1_two_pending_interrupts_under_one_id() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a"), ask("deploy-b")]),
+        answer(
+            "deploy-a",
+            shows=[
+                ask("deploy-b", interrupt_id="tool:1"),
+                ask("deploy-b", 2, interrupt_id="tool:1"),
+            ],
+            expect_pending=[("deploy-b", 1), ("deploy-b", 2)],
+        ),
+    )
+
+    found = violations("I1", bad)
+
+    assert steps_of(found) == [1]
+    assert found[0].slug == "unique-names-up"
+    assert found[0].expected == "distinct root-visible ids"
+    assert found[0].seen == "'tool:1' shown for deploy-b#1, deploy-b#2"
+
+
+# --- I2 exact delivery down ---------------------------------------------------------------------
+
+
+def test_i2_an_approval_runs_a_siblings_action() -> None:
+    steps = colliding_ids()
+    steps[1] = answer(
+        "deploy-a", shows=[ask("deploy-b")], ran=("deploy-b",), expect_ran=("deploy-a",)
+    )
+
+    found = violations("I2", history(*steps))
+
+    assert steps_of(found) == [1, 1]
+    assert found[0].seen == "deploy-b ran once: a sibling's action ran"
+    assert found[1].expected == "deploy-a runs once"
+    assert found[1].seen == "deploy-a ran 0 times: approval not delivered"
+
+
+# --- I3 partial answers -------------------------------------------------------------------------
+
+
+def test_i3_answering_one_settles_the_other_too() -> None:
+    steps = colliding_ids()
+    steps[1] = answer(
+        "deploy-a", ran=("deploy-a",), stop="interrupt", expect_pending=[("deploy-b", 1)]
+    )
+
+    found = violations("I3", history(*steps))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (1, "pending deploy-b#1", "pending nothing"),
+        (1, "deploy-b#1 stays pending as 'sub:deploy-b:1'", "deploy-b#1 no longer pending"),
+    ]
+
+
+def test_i3_an_unanswered_interrupt_comes_back_under_another_id() -> None:
+    steps = colliding_ids()
+    steps[1] = answer(
+        "deploy-a", shows=[ask("deploy-b", interrupt_id="renamed")], ran=("deploy-a",)
+    )
+
+    found = violations("I3", history(*steps))
+
+    assert steps_of(found) == [1]
+    assert found[0].seen == "deploy-b#1 now pending as 'renamed'"
+
+
+# --- I4 at most once ----------------------------------------------------------------------------
+
+
+def test_i4_a_resent_answer_runs_the_action_again() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        answer("deploy-a", ran=("deploy-a",)),
+        resend("deploy-a", ran=("deploy-a",)),
+    )
+
+    found = violations("I4", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (2, "deploy-a runs at most once so far", "deploy-a ran 2 times")
+    ]
+
+
+def test_i4_an_action_runs_during_a_restart() -> None:
+    steps = colliding_ids()
+    steps[2] = restart(expect_pending=[("deploy-b", 1)], ran=("deploy-b",))
+
+    found = violations("I4", history(*steps))
+
+    assert [(v.step, v.expected) for v in found] == [
+        (2, "nothing runs during a restart"),
+        (3, "deploy-b runs at most once so far"),
+    ]
+
+
+def test_i4_an_action_never_approved_runs() -> None:
+    bad = history(run(shows=[ask("deploy-a")], ran=("deploy-b",), expect_ran=()))
+
+    found = violations("I4", bad)
+
+    assert [(v.step, v.expected) for v in found] == [(0, "deploy-b never runs (never approved)")]
+
+
+# --- I5 restart transparency --------------------------------------------------------------------
+
+
+def test_i5_after_a_restart_the_approval_is_lost() -> None:
+    steps = colliding_ids()
+    control = [step for step in steps if step["kind"] != "restart"]
+    steps[3] = answer(
+        "deploy-b", shows=[ask("deploy-b")], expect_ran=("deploy-b",), expect_pending=[]
+    )
+
+    found = violations("I5", with_control(*steps, control=control))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (3, "ran: deploy-b (as without restarts)", "ran: nothing")
+    ]
+
+
+def test_i5_a_run_with_fewer_steps_than_its_control() -> None:
+    steps = colliding_ids()
+    control = [step for step in steps if step["kind"] != "restart"]
+
+    found = violations("I5", with_control(*steps[:3], control=control))
+
+    assert steps_of(found) == [None]
+    assert found[0].seen == "2 steps"
+
+
+# --- I6 continuation fidelity -------------------------------------------------------------------
+
+
+def test_i6_a_restored_sub_agent_forgets_its_model_state() -> None:
+    steps = colliding_ids()
+    control = [step for step in steps if step["kind"] != "restart"]
+    control[2] = {
+        **control[2],
+        "requests": [request("orchestrator/worker_b", 3, response_id="resp-1")],
+    }
+
+    found = violations("I6", with_control(*steps, control=control))
+
+    assert steps_of(found) == [3]
+    assert 'model state {"response_id": "resp-1"} (as without restarts)' in found[0].expected
+    assert found[0].seen.endswith("with 3 messages, model state {}")
+
+
+# --- I7 bounded continuation --------------------------------------------------------------------
+
+
+def test_i7_a_continuation_is_still_stored_after_the_turn_ends() -> None:
+    steps = colliding_ids()
+    steps[3] = {**steps[3], "stored": stored(48, worker_b=760)}
+
+    found = violations("I7", history(*steps))
+
+    assert [(v.step, v.seen) for v in found] == [(3, "stored: worker_b (760 B)")]
+
+
+def test_i7_an_ephemeral_continuation_grows_with_earlier_calls() -> None:
+    def call(size: int) -> list[Step]:
+        return [
+            run(shows=[ask("deploy-a")], stored=stored(1000, worker_a=size)),
+            answer("deploy-a", ran=("deploy-a",), stored=stored(48)),
+        ]
+
+    found = violations("I7", history(*call(700), *call(760), *call(1500), *call(2300)))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            4,
+            "worker_a's continuation stays near 700 B (as at step 0)",
+            "worker_a's continuation is 1500 B",
+        )
+    ]
+
+
+def test_i7_a_preserve_context_sub_agent_may_grow() -> None:
+    grows = history(
+        run(shows=[ask("invite")], stored=stored(400, secretary=700)),
+        answer("invite", ran=("invite",), stored=stored(48)),
+        run(shows=[ask("invite")], stored=stored(400, secretary=1500)),
+        tree=SECRETARY,
+    )
+
+    assert violations("I7", grows) == []
+
+
+def test_i7_the_root_record_does_not_shrink_back() -> None:
+    steps = colliding_ids()
+    steps[3] = {**steps[3], "stored": stored(1500)}
+
+    found = violations("I7", history(*steps))
+
+    assert [(v.step, v.expected) for v in found] == [
+        (3, "the root's record shrinks back to at most 1400 B")
+    ]
+
+
+# --- I8 private continuation --------------------------------------------------------------------
+
+
+def test_i8_a_sub_agents_state_appears_in_a_public_event() -> None:
+    snapshot = {
+        "type": "snapshot",
+        "agent": "orchestrator",
+        "state": {"secret": "canary-7f3a private"},
+    }
+    bad = history(
+        run(shows=[ask("file-taxes")]),
+        answer("file-taxes", ran=("file-taxes",), events=[{"type": "result"}, snapshot]),
+        tree=SECRET,
+    )
+
+    found = violations("I8", bad)
+
+    assert [(v.step, v.seen) for v in found] == [
+        (1, "event 1 (snapshot of orchestrator) carries 'canary-7f3a private'")
+    ]
+
+
+def test_i8_a_sub_agents_model_state_or_a_stored_turn_appears_in_a_public_event() -> None:
+    bad = history(
+        run(
+            shows=[ask("file-taxes")],
+            events=[
+                {
+                    "type": "interrupt",
+                    "context": {"sub_agent_turns": {"call-1": {"schema_version": "1.0"}}},
+                }
+            ],
+        ),
+        answer(
+            "file-taxes",
+            ran=("file-taxes",),
+            requests=[request("orchestrator/accountant", 3, response_id="resp-9e1")],
+            events=[{"type": "result", "previous_response_id": "resp-9e1"}],
+        ),
+        tree=SECRET,
+    )
+
+    found = violations("I8", bad)
+
+    assert [(v.step, v.seen) for v in found] == [
+        (0, "event 0 (interrupt of ?) carries key 'schema_version', key 'sub_agent_turns'"),
+        (1, "event 0 (result of ?) carries 'resp-9e1'"),
+    ]
+
+
+# --- I9 loud, safe failure ----------------------------------------------------------------------
+
+
+def failing_answer(**fields: Any) -> Step:
+    fields.setdefault("shows", [ask("deploy-a")])
+    fields.setdefault("stop", None)
+    fields.setdefault("error", "ContinuationError: unsupported schema version '2.0'")
+    return answer(
+        "deploy-a",
+        expect_stop=None,
+        expect_error="required",
+        expect_pending=[("deploy-a", 1)],
+        **fields,
+    )
+
+
+def test_i9_a_failure_that_is_silent_and_drops_the_approval() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        restart(kind="corrupt", expect_pending=[("deploy-a", 1)]),
+        failing_answer(shows=[], stop="end_turn", error=None),
+    )
+
+    found = violations("I9", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (2, "an error is raised or logged", "failure was silent"),
+        (2, "still pending deploy-a#1 as 'sub:deploy-a:1'", "pending nothing"),
+    ]
+
+
+def test_i9_a_failure_that_half_applies_and_shows_a_stale_response() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        restart(kind="corrupt", expect_pending=[("deploy-a", 1)]),
+        failing_answer(
+            shows=[ask("deploy-a", response="approve")], ran=("deploy-a",), expect_ran=()
+        ),
+    )
+
+    found = violations("I9", bad)
+
+    assert [(v.step, v.seen) for v in found] == [
+        (2, "ran deploy-a"),
+        (2, "deploy-a#1 carries stale response 'approve'"),
+    ]
+
+
+# --- I10 isolation ------------------------------------------------------------------------------
+
+
+def test_i10_a_sub_agent_raises_another_callers_interrupt_again() -> None:
+    bad = history(
+        run(
+            shows=[ask("deploy-a"), ask("deploy-a", interrupt_id="other-caller"), ask("deploy-b")],
+            expect_pending=[("deploy-a", 1), ("deploy-b", 1)],
+        )
+    )
+
+    found = violations("I10", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (0, "deploy-a pending once", "deploy-a pending 2 times")
+    ]
+
+
+# --- I11 depth ----------------------------------------------------------------------------------
+
+
+def undelivered(tree: dict[str, Any], label: str) -> History:
+    return history(run(shows=[ask(label)]), answer(label, expect_ran=(label,)), tree=tree)
+
+
+def test_i11_an_approval_at_depth_three_is_not_delivered() -> None:
+    found = violations("I11", undelivered(DEEP, "drop-table"))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [(1, "ran drop-table", "ran nothing")]
+
+
+def test_i11_an_ordinary_interrupt_mixed_with_nested_ones_is_lost() -> None:
+    bad = history(
+        run(shows=[ask("place-order")], expect_pending=[("approve-budget", 1), ("place-order", 1)]),
+        tree=MIXED,
+    )
+
+    found = violations("I11", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (0, "pending approve-budget#1", "pending nothing")
+    ]
+
+
+def test_i11_says_nothing_about_a_shallow_unmixed_tree() -> None:
+    shallow = undelivered(TWO_WORKERS, "deploy-a")
+
+    assert violations("I2", shallow) != []
+    assert violations("I11", shallow) == []
+
+
+# --- I12 fresh questions ------------------------------------------------------------------------
+
+
+def test_i12_a_re_raised_interrupt_keeps_the_earlier_response_and_id() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a", of=2, interrupt_id="q")]),
+        answer("deploy-a", shows=[ask("deploy-a", 2, interrupt_id="q", response="approve")]),
+    )
+
+    found = violations("I12", bad)
+
+    assert [(v.step, v.seen) for v in found] == [
+        (1, "deploy-a#2 shown with response 'approve'"),
+        (1, "deploy-a#2 asked under 'q', the id of deploy-a#1"),
+    ]
+
+
+# --- D differential -----------------------------------------------------------------------------
+
+
+def test_d_reports_only_the_first_divergence() -> None:
+    steps = colliding_ids()
+    control = [step for step in steps if step["kind"] != "restart"]
+    steps[1] = {**steps[1], "events": [{"type": "message"}]}
+    steps[3] = answer("deploy-b", stop="interrupt", shows=[ask("deploy-b")])
+
+    found = violations("D", with_control(*steps, control=control))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (1, "public events: 0 (as without restarts)", "public events: 1")
+    ]
+
+
+# --- O expected outcome -------------------------------------------------------------------------
+
+
+def test_o_an_error_where_none_is_allowed_and_a_wrong_ending() -> None:
+    bad = history(
+        run(
+            shows=[ask("deploy-a")], error="ProviderError: missing previous_response_id\ntraceback"
+        ),
+        answer(
+            "deploy-a", ran=("deploy-a",), stop="interrupt", final="nothing", expect_stop="end_turn"
+        ),
+    )
+
+    found = violations("O", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (0, "no error", "ProviderError: missing previous_response_id"),
+        (1, "stop reason end_turn", "stop reason interrupt"),
+        (1, "final answer 'done'", "final answer 'nothing'"),
+    ]
+
+
+# --- a real history -----------------------------------------------------------------------------
+
+
+def test_the_reference_target_passes_every_checker_on_colliding_ids() -> None:
+    path = ROOT / "scenarios" / "regressions" / "colliding-ids.yaml"
+    recorded = run_scenario(ReferenceTarget(), load_scenario(path), path.stem)
+
+    assert recorded.control is not None
+    assert check(recorded) == []
