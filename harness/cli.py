@@ -172,24 +172,31 @@ def _run(arguments: argparse.Namespace) -> int:
     target = _targets_named([arguments.target])[0]
     scenario = _load(arguments.file)
     history = run_scenario(target, scenario, arguments.file.stem)
+    verdicts = {
+        checker.id: checker.function(history) if applicable(checker, history) else None
+        for checker in CHECKERS
+    }
+    violations = sum(len(found) for found in verdicts.values() if found)
     if arguments.json:
-        print(history.dumps())
-    else:
-        print(f"{arguments.file} on {target.info.name} {target.info.version}")
-        if history.not_applicable:
-            print(f"not applicable: needs {', '.join(history.not_applicable)}")
-        for step in history.steps:
-            print(_step_line(step))
-    violations = 0
+        document = {
+            "history": history.to_json(),
+            "verdicts": {
+                checker_id: None if found is None else [v.to_json() for v in found]
+                for checker_id, found in verdicts.items()
+            },
+        }
+        print(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
+        return EXIT_VIOLATIONS if violations else EXIT_HOLDS
+    print(f"{arguments.file} on {target.info.name} {target.info.version}")
+    if history.not_applicable:
+        print(f"not applicable: needs {', '.join(history.not_applicable)}")
+    for step in history.steps:
+        print(_step_line(step))
     for checker in CHECKERS:
-        if not applicable(checker, history):
-            print(f"{checker.id:>3} {checker.slug:<24} n/a")
-            continue
-        found = checker.function(history)
-        violations += len(found)
-        verdict = "holds" if not found else f"VIOLATED ({len(found)})"
+        found = verdicts[checker.id]
+        verdict = "n/a" if found is None else "VIOLATED" if found else "holds"
         print(f"{checker.id:>3} {checker.slug:<24} {verdict}")
-        for violation in found:
+        for violation in found or []:
             print(
                 f"      step {violation.step}: expected {violation.expected}; seen {violation.seen}"
             )

@@ -107,7 +107,7 @@ def loud_safe_failure(history: History) -> list[Violation]:
 
 
 def expected_outcome(history: History) -> list[Violation]:
-    """O: each step ends as the scenario says.
+    """O: each step ends as the scenario says, and the file's explicit ``expect:`` holds.
 
     No error where none is allowed (a restart that cannot rebuild the tree included); where the
     step must succeed, its stop reason is the expected one (where an error is merely allowed, as
@@ -140,4 +140,43 @@ def expected_outcome(history: History) -> list[Violation]:
                     f"final answer {final_answer!r}",
                 )
             )
+    found.extend(_explicit_expectations(history))
+    return found
+
+
+def _explicit_expectations(history: History) -> list[Violation]:
+    """A scenario file's ``expect:`` block: total executions, what is pending at the end, and
+    the last final answer."""
+    expect = history.scenario.get("expect")
+    if not expect or not history.steps:
+        return []
+    last = history.steps[-1].index
+    found: list[Violation] = []
+    ran = Counter(label for step in history.steps for label in executed(step))
+    for label, count in sorted((expect.get("executions") or {}).items()):
+        if ran[label] != count:
+            found.append(
+                EXPECTED_OUTCOME.violation(
+                    last, f"{label} ran {times(count)} in all (expect)", f"ran {times(ran[label])}"
+                )
+            )
+    conversation = [step for step in history.steps if succeeded(step)]
+    if expect.get("pending") is not None and conversation:
+        pending = sorted(label for label, _, _ in shown(conversation[-1]))
+        if pending != sorted(expect["pending"]):
+            found.append(
+                EXPECTED_OUTCOME.violation(
+                    last,
+                    "pending at the end " + listing(sorted(expect["pending"])),
+                    "pending " + listing(pending),
+                )
+            )
+    answers = [step.observed.get("final_answer") for step in conversation]
+    final = next((answer for answer in reversed(answers) if answer is not None), None)
+    if expect.get("final_answer") is not None and final != expect["final_answer"]:
+        found.append(
+            EXPECTED_OUTCOME.violation(
+                last, f"final answer {expect['final_answer']!r} (expect)", f"final answer {final!r}"
+            )
+        )
     return found

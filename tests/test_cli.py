@@ -1,0 +1,176 @@
+"""The command line: exit codes, one-line errors, reports written whole or not at all."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+REGRESSIONS = ROOT / "scenarios" / "regressions"
+GOOD = (REGRESSIONS / "colliding-ids.yaml").read_text(encoding="utf-8")
+
+
+def run_cli(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run(
+        [sys.executable, "-m", "harness", *arguments],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=environment,
+        check=False,
+    )
+
+
+def one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    assert "Traceback" not in text
+    return lines[0]
+
+
+def test_check_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    status = main(["check", "--target", "reference", "--reports", str(reports)])
+    assert status == 0
+    document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    assert document["violations"] == 0
+    assert set(document["scenarios"]["reference"]) == {p.stem for p in REGRESSIONS.glob("*.yaml")}
+    cells = document["cells"]["reference"]
+    assert {cell["status"] for cell in cells.values()} == {"holds"}
+    markdown = (reports / "conformance.md").read_text(encoding="utf-8")
+    assert "| I1 unique-names-up | holds (" in markdown
+
+
+def test_check_reports_are_byte_identical_across_runs(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert main(["check", "--reports", str(first)]) == 0
+    assert main(["check", "--reports", str(second)]) == 0
+    for name in ("conformance.json", "conformance.md"):
+        assert (first / name).read_bytes() == (second / name).read_bytes()
+
+
+def test_run_reproduces_a_regression_file_and_prints_every_verdict(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status = main(["run", str(REGRESSIONS / "colliding-ids.yaml"), "--target", "reference"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "[1] answer" in out
+    assert "ran deploy-a" in out
+    assert out.count("holds") == 14
+
+
+def test_run_json_prints_the_history(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(REGRESSIONS / "twin-calls.yaml"), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    history = document["history"]
+    assert [step["kind"] for step in history["steps"]] == ["run", "restart", "answer"]
+    assert history["control"] is not None
+    assert document["verdicts"]["I1"] == []
+
+
+def test_targets_lists_the_reference_with_capabilities(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["targets"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("reference ")
+    assert "interrupt_ids" in out
+
+
+def test_a_violation_exits_1(tmp_path: Path) -> None:
+    wrong = GOOD.replace("steps:", "expect: {executions: {deploy-a: 2}}\nsteps:")
+    scenario = tmp_path / "wrong-expectation.yaml"
+    scenario.write_text(wrong, encoding="utf-8")
+    reports = tmp_path / "reports"
+    assert main(["check", "--scenarios", str(scenario), "--reports", str(reports)]) == 1
+    document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    assert document["violations"] >= 1
+
+
+MALFORMED = {
+    "missing-field": (GOOD.replace("  name: orchestrator\n", "", 1), "tree.name: Field required"),
+    "wrong-type": (
+        GOOD.replace("- run: deploy both services", "- run: [not, a, prompt]"),
+        "steps.0",
+    ),
+    "unknown-corruption": (
+        GOOD.replace("  - restart\n", "  - corrupt: scramble_everything\n"),
+        "corrupt",
+    ),
+    "unknown-field": (GOOD.replace("classes:", "colour: blue\nclasses:"), "colour"),
+    "not-yaml": ("tree: [unclosed\n", "line"),
+    "not-a-mapping": ("- just\n- a list\n", "expected a mapping"),
+    "unknown-tool": (GOOD.replace("{tool: worker_b, id: call-2}", "{tool: ghost, id: c}"), "ghost"),
+    "unknown-label": (GOOD.replace("{deploy-b: approve}", "{deploy-z: approve}"), "deploy-z"),
+    "nothing-to-corrupt": (
+        GOOD.replace("  - restart\n", "  - answer: {deploy-b: approve}\n  - corrupt: deleted\n"),
+        "corrupt",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_scenario_file_exits_2_with_one_line_and_writes_no_report(
+    tmp_path: Path, case: str
+) -> None:
+    text, field = MALFORMED[case]
+    scenario = tmp_path / f"{case}.yaml"
+    scenario.write_text(text, encoding="utf-8")
+    result = run_cli("check", "--scenarios", str(scenario), "--reports", "out", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    line = one_line(result.stderr)
+    assert str(scenario) in line
+    assert field in line
+    assert result.stdout == ""
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (("check", "--target", "no-such-sdk"), "unknown target 'no-such-sdk'"),
+        (("run", "missing.yaml"), "missing.yaml: cannot read"),
+        (("check", "--scenarios", "nowhere"), "nowhere does not exist"),
+        (("check", "--bogus"), "unrecognized arguments: --bogus"),
+        (("explode",), "invalid choice: 'explode'"),
+        ((), "the following arguments are required: COMMAND"),
+    ],
+)
+def test_bad_invocations_exit_2_with_one_line(
+    tmp_path: Path, arguments: tuple[str, ...], expected: str
+) -> None:
+    result = run_cli(*arguments, cwd=tmp_path)
+    assert result.returncode == 2
+    assert expected in one_line(result.stderr)
+    assert not (tmp_path / "reports").exists()
+
+
+def test_a_failed_check_leaves_the_previous_report_untouched(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    assert main(["check", "--reports", str(reports)]) == 0
+    before = (reports / "conformance.md").read_bytes()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("description: x\n", encoding="utf-8")
+    assert main(["check", "--scenarios", str(broken), "--reports", str(reports)]) == 2
+    assert (reports / "conformance.md").read_bytes() == before
+    assert sorted(path.name for path in reports.iterdir()) == [
+        "conformance.json",
+        "conformance.md",
+    ]
+
+
+def test_help_explains_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("check", "run", "targets"):
+        assert command in out
+    assert "examples:" in out

@@ -1,0 +1,171 @@
+"""The oracle: what must happen, derived from the scenario alone (no target involved)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from scenarios.model import Scenario
+from scenarios.oracle import ScenarioError, approvals, expectations
+
+
+def scenario(tree: dict[str, Any], steps: list[Any]) -> Scenario:
+    return Scenario.model_validate(
+        {"description": "a test", "source": "tests", "tree": tree, "steps": steps}
+    )
+
+
+def worker(name: str, label: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "actions": [{"tool": "act", "label": label, **extra.pop("action", {})}],
+        "turns": [[{"tool": "act", "id": "t"}]],
+        **extra,
+    }
+
+
+def two_workers(**extra: Any) -> dict[str, Any]:
+    return {
+        "name": "root",
+        "turns": [[{"tool": "a", "id": "1"}, {"tool": "b", "id": "2"}]],
+        "sub_agents": [worker("a", "A", **extra), worker("b", "B", **extra)],
+    }
+
+
+def test_a_run_asks_every_question_and_runs_nothing() -> None:
+    [run] = expectations(scenario(two_workers(), [{"run": "go"}]))
+    assert run.pending == (("A", 1), ("B", 1))
+    assert run.executions == ()
+    assert run.stop_reason == "interrupt"
+    assert run.parked_continuations == 2
+
+
+def test_a_partial_answer_runs_exactly_its_action_and_keeps_the_other_pending() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}}, "restart", {"answer": {"B": "deny"}}]
+    run, answer_a, restart, deny_b = expectations(scenario(two_workers(), steps))
+    assert answer_a.executions == ("A",)
+    assert answer_a.pending == (("B", 1),)
+    assert restart.executions == () and restart.pending == (("B", 1),)
+    assert deny_b.executions == ()
+    assert deny_b.stop_reason == "end_turn"
+    assert deny_b.final_answer == "done"
+    assert deny_b.parked_continuations == 0
+
+
+def test_a_second_question_follows_the_first_approval() -> None:
+    tree = two_workers(action={"questions": 2})
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}}, {"answer": {"A": "approve"}}]
+    _, first, second = expectations(scenario(tree, steps))
+    assert first.pending == (("A", 2), ("B", 1))
+    assert first.executions == ()
+    assert second.executions == ("A",)
+
+
+def test_a_turn_ends_only_when_every_call_in_it_is_answered_then_the_next_turn_starts() -> None:
+    tree = {
+        "name": "root",
+        "actions": [{"tool": "first", "label": "F"}, {"tool": "second", "label": "S"}],
+        "turns": [[{"tool": "first", "id": "1"}], [{"tool": "second", "id": "1"}]],
+    }
+    run, answer = expectations(scenario(tree, [{"run": "go"}, {"answer": {"F": "approve"}}]))
+    assert run.pending == (("F", 1),)
+    assert answer.executions == ("F",)
+    assert answer.pending == (("S", 1),)
+
+
+def test_answers_to_a_finished_turn_and_resends_may_fail_but_change_nothing() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve", "B": "approve"}}, {"resend": 1}]
+    run, answer, resend = expectations(scenario(two_workers(), steps))
+    assert sorted(answer.executions) == ["A", "B"]
+    assert resend.error == "allowed"
+    assert resend.executions == ()
+    assert approvals([run, answer, resend]) == {"A": 1, "B": 1}
+
+
+def test_a_restart_loses_the_turn_of_a_preserve_context_sub_agent_without_a_store() -> None:
+    tree = two_workers(preserve_context=True, session_store=False)
+    steps = [{"run": "go"}, "restart", {"answer": {"A": "approve"}}]
+    _, _, answer = expectations(scenario(tree, steps))
+    assert answer.error == "required"
+    assert answer.executions == ()
+    assert answer.pending == (("A", 1), ("B", 1))
+
+
+def test_with_a_session_store_the_same_restart_changes_nothing() -> None:
+    tree = two_workers(preserve_context=True)
+    steps = [{"run": "go"}, "restart", {"answer": {"A": "approve"}}]
+    _, _, answer = expectations(scenario(tree, steps))
+    assert answer.error == "forbidden"
+    assert answer.executions == ("A",)
+
+
+def test_after_a_corruption_every_resume_must_fail_loudly_and_change_nothing() -> None:
+    steps = [{"run": "go"}, {"corrupt": "payload_missing"}, {"answer": {"A": "approve"}}]
+    _, corrupt, answer = expectations(scenario(two_workers(), steps))
+    assert corrupt.error == "allowed"
+    assert answer.error == "required"
+    assert answer.executions == ()
+    assert answer.pending == (("A", 1), ("B", 1))
+
+
+def test_corrupting_what_is_not_stored_is_a_scenario_error() -> None:
+    tree = {
+        "name": "root",
+        "actions": [{"tool": "x", "label": "X"}],
+        "turns": [[{"tool": "x", "id": "1"}]],
+    }
+    with pytest.raises(ScenarioError, match=r"steps\[1\]\.corrupt: 0 continuation"):
+        expectations(scenario(tree, [{"run": "go"}, {"corrupt": "deleted"}]))
+
+
+def test_foreign_needs_two_stored_continuations() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}}, {"corrupt": "foreign"}]
+    with pytest.raises(ScenarioError, match="needs 2"):
+        expectations(scenario(two_workers(), steps))
+
+
+def test_a_busy_preserve_context_sub_agent_refuses_a_second_call_in_the_same_turn() -> None:
+    tree = {
+        "name": "root",
+        "turns": [[{"tool": "w", "id": "1"}, {"tool": "w", "id": "2"}]],
+        "sub_agents": [worker("w", "W", preserve_context=True)],
+    }
+    run, answer = expectations(scenario(tree, [{"run": "go"}, {"answer": {"W": "approve"}}]))
+    assert run.pending == (("W", 1),)
+    assert answer.executions == ("W",)
+    assert answer.stop_reason == "end_turn"
+
+
+def test_an_ephemeral_sub_agent_called_twice_asks_twice_and_runs_twice() -> None:
+    tree = {
+        "name": "root",
+        "turns": [[{"tool": "w", "id": "1"}, {"tool": "w", "id": "2"}]],
+        "sub_agents": [worker("w", "W")],
+    }
+    run, answer = expectations(scenario(tree, [{"run": "go"}, {"answer": {"W": "approve"}}]))
+    assert run.pending == (("W", 1), ("W", 1))
+    assert answer.executions == ("W", "W")
+
+
+def test_deep_nesting_counts_nested_stored_continuations() -> None:
+    tree = {
+        "name": "root",
+        "turns": [[{"tool": "mid", "id": "1"}]],
+        "sub_agents": [
+            {
+                "name": "mid",
+                "turns": [[{"tool": "leaf", "id": "1"}]],
+                "sub_agents": [worker("leaf", "L")],
+            }
+        ],
+    }
+    [run] = expectations(scenario(tree, [{"run": "go"}]))
+    assert run.parked_continuations == 2
+    assert run.pending == (("L", 1),)
+
+
+def test_a_second_prompt_while_a_turn_is_parked_may_fail_and_changes_nothing() -> None:
+    run, again = expectations(scenario(two_workers(), [{"run": "go"}, {"run": "again"}]))
+    assert again.error == "allowed"
+    assert again.pending == run.pending
