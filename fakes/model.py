@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from fakes.log import AppendOnlyLog
 
-MARKER: Final = re.compile(r"^\[\[fake-model turn (\d+) of (\".*\")\]\]")
+MARKER: Final = re.compile(r'^\[\[fake-model turn (\d+) of ("(?:[^"\\]|\\.)*")\]\]')
 RESPONSE_ID: Final = "response_id"
 
 

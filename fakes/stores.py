@@ -17,6 +17,8 @@ from urllib.parse import quote, unquote
 
 from fakes.corruption import ContinuationFormat, Corruption, CorruptionNotApplicable, apply
 
+KEY_PREFIX = "key-"
+
 
 class Store(Protocol):
     def get(self, key: str) -> bytes | None: ...
@@ -46,14 +48,15 @@ class MemoryStore:
 
 
 class FileStore:
-    """One file per key under ``directory``; keys are percent-quoted into file names."""
+    """One file per key under ``directory``; keys are percent-quoted into file names behind a
+    prefix, so no key ("", ".", "..", ".hidden") can clash with a path or a temporary file."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
-        return self.directory / quote(key, safe="")
+        return self.directory / (KEY_PREFIX + quote(key, safe=""))
 
     def get(self, key: str) -> bytes | None:
         path = self._path(key)
@@ -74,7 +77,9 @@ class FileStore:
 
     def keys(self) -> list[str]:
         return sorted(
-            unquote(path.name) for path in self.directory.iterdir() if not path.name.startswith(".")
+            unquote(path.name.removeprefix(KEY_PREFIX))
+            for path in self.directory.iterdir()
+            if path.name.startswith(KEY_PREFIX)
         )
 
 

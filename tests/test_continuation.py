@@ -32,15 +32,18 @@ json_scalars = (
 )
 json_values = st.recursive(
     json_scalars,
-    lambda children: st.lists(children, max_size=2)
-    | st.dictionaries(short_text, children, max_size=2),
+    lambda children: (
+        st.lists(children, max_size=2) | st.dictionaries(short_text, children, max_size=2)
+    ),
     max_leaves=4,
 )
 json_objects = st.dictionaries(short_text, json_values, max_size=2)
 blocks = st.one_of(
     st.builds(lambda text: {"text": text}, short_text),
     st.builds(
-        lambda use_id, name, value: {"toolUse": {"toolUseId": use_id, "name": name, "input": value}},
+        lambda use_id, name, value: {
+            "toolUse": {"toolUseId": use_id, "name": name, "input": value}
+        },
         short_text,
         short_text,
         json_values,

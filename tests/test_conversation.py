@@ -74,9 +74,7 @@ def test_a_history_within_the_size_is_sent_whole() -> None:
 def test_the_window_never_starts_on_a_tool_result_whose_call_was_cut() -> None:
     history = [prompt("a"), tool_use("t1"), tool_result("t1"), reply("b")]
 
-    sent, state = SlidingWindow(size=2).before_model_call(
-        history, SlidingWindow(2).initial_state()
-    )
+    sent, state = SlidingWindow(size=2).before_model_call(history, SlidingWindow(2).initial_state())
 
     assert sent == [reply("b")]
     assert state["removed_message_count"] == 3

@@ -43,10 +43,11 @@ def test_a_run_asks_every_question_and_runs_nothing() -> None:
 
 def test_a_partial_answer_runs_exactly_its_action_and_keeps_the_other_pending() -> None:
     steps = [{"run": "go"}, {"answer": {"A": "approve"}}, "restart", {"answer": {"B": "deny"}}]
-    run, answer_a, restart, deny_b = expectations(scenario(two_workers(), steps))
+    _, answer_a, restart, deny_b = expectations(scenario(two_workers(), steps))
     assert answer_a.executions == ("A",)
     assert answer_a.pending == (("B", 1),)
-    assert restart.executions == () and restart.pending == (("B", 1),)
+    assert restart.executions == ()
+    assert restart.pending == (("B", 1),)
     assert deny_b.executions == ()
     assert deny_b.stop_reason == "end_turn"
     assert deny_b.final_answer == "done"

@@ -347,7 +347,9 @@ def test_an_agent_given_a_window_state_keeps_it_and_one_without_starts_fresh() -
         conversation_manager_state={"model_call_count": 5, "removed_message_count": 3}
     )
 
-    assert Agent("a", ToolsThenAnswer(), conversation_manager=window, state=counted).state == counted
+    assert (
+        Agent("a", ToolsThenAnswer(), conversation_manager=window, state=counted).state == counted
+    )
     assert Agent("b", ToolsThenAnswer(), conversation_manager=window).state == AgentState(
         conversation_manager_state=window.initial_state()
     )
@@ -376,7 +378,12 @@ def helper_builder(
 
 
 def parent_with_helper(
-    ledger: Ledger, events: list[dict[str, Any]], *, questions: int = 1, own_action: bool = False
+    ledger: Ledger,
+    events: list[dict[str, Any]],
+    *,
+    questions: int = 1,
+    own_action: bool = False,
+    state: AgentState | None = None,
 ) -> Agent:
     build, _ = helper_builder(ledger, events, questions)
     uses: list[tuple[str, str, Any]] = [("helper", "o1", {"prompt": "help"})]
@@ -384,7 +391,16 @@ def parent_with_helper(
     if own_action:
         uses.insert(0, ("act", "t1", {}))
         tools.append(action("act", "parent-act", ledger))
-    return Agent("parent", ToolsThenAnswer(*uses), tools, emit=events.append)
+    return Agent("parent", ToolsThenAnswer(*uses), tools, state=state, emit=events.append)
+
+
+def restarted(
+    parent: Agent, ledger: Ledger, *, questions: int = 1, own_action: bool = False
+) -> Agent:
+    """The same parent rebuilt from its state alone: every sub-agent object is gone."""
+    return parent_with_helper(
+        ledger, [], questions=questions, own_action=own_action, state=parent.state
+    )
 
 
 NESTED = root_visible_id("o1", FIRST)
@@ -413,9 +429,7 @@ def test_a_sub_agent_asking_again_raises_a_new_root_visible_id_with_no_response(
 
     again = parent.resume({NESTED: APPROVE})
 
-    assert [(i.id, i.response) for i in again.interrupts] == [
-        (root_visible_id("o1", SECOND), None)
-    ]
+    assert [(i.id, i.response) for i in again.interrupts] == [(root_visible_id("o1", SECOND), None)]
     assert [(i.id, i.response) for i in parent.state.interrupt_state.pending] == [
         (root_visible_id("o1", SECOND), None)
     ]
@@ -429,6 +443,7 @@ def test_a_failed_resume_changes_nothing_runs_nothing_and_keeps_the_interrupt_pe
     ledger = new_ledger()
     parent = parent_with_helper(ledger, [], own_action=True)
     parent("go")
+    parent = restarted(parent, ledger, own_action=True)
     entry = parent.state.interrupt_state.context[SUB_AGENT_TURNS]["o1"]
     good_version = entry["schema_version"]
     entry["schema_version"] = "2.0"
@@ -453,6 +468,7 @@ def test_an_ephemeral_call_whose_stored_turn_is_gone_fails_loudly_and_changes_no
     ledger = new_ledger()
     parent = parent_with_helper(ledger, [])
     parent("go")
+    parent = restarted(parent, ledger)
     del parent.state.interrupt_state.context[SUB_AGENT_TURNS]["o1"]
     before = snapshot(parent)
 
@@ -461,6 +477,49 @@ def test_an_ephemeral_call_whose_stored_turn_is_gone_fails_loudly_and_changes_no
 
     assert snapshot(parent) == before
     assert ran(ledger) == []
+
+
+def test_a_restored_sub_agent_resumes_exactly_like_the_in_memory_one() -> None:
+    in_memory_ledger, restored_ledger = new_ledger(), new_ledger()
+    in_memory = parent_with_helper(in_memory_ledger, [], questions=2)
+    in_memory("go")
+    restored = restarted(in_memory, restored_ledger, questions=2)
+
+    answers = {NESTED: APPROVE}
+    assert in_memory.resume(answers) == restored.resume(answers)
+    assert snapshot(in_memory) == snapshot(restored)
+    answers = {root_visible_id("o1", SECOND): APPROVE}
+    assert in_memory.resume(answers) == restored.resume(answers)
+    assert snapshot(in_memory) == snapshot(restored)
+    assert ran(in_memory_ledger) == ran(restored_ledger) == ["helper-act"]
+
+
+def test_an_ephemeral_sub_agent_tool_shared_by_two_parents_resumes_only_its_callers_turn() -> None:
+    """Invariant 10: another orchestrator's answer never reaches this caller's sub-agent turn."""
+    ledger = new_ledger()
+
+    def helper_model(messages: list[Message], model_state: dict[str, Any]) -> Message:
+        if is_prompt(messages[-1]):
+            return ToolsThenAnswer(("act", "t1", {}))(messages, model_state)
+        return {"role": "assistant", "content": [{"text": f"helped {messages[0]['content']}"}]}
+
+    shared = SubAgentTool(
+        "helper",
+        lambda: Agent("helper", helper_model, [action("act", "helper-act", ledger)]),
+        preserve_context=False,
+    )
+    one = Agent("one", ToolsThenAnswer(("helper", "o1", {"prompt": "for one"})), [shared])
+    two = Agent("two", ToolsThenAnswer(("helper", "o1", {"prompt": "for two"})), [shared])
+    one("go")
+    two("go")
+
+    one.resume({NESTED: APPROVE})  # the human behind "one" approves
+    two.resume({NESTED: DENY})  # the human behind "two" refuses
+
+    assert "for one" in tool_results(one)[0]["content"][0]["text"]
+    assert "refused" not in tool_results(one)[0]["content"][0]["text"]
+    assert "for two" in tool_results(two)[0]["content"][0]["text"]
+    assert ran(ledger) == ["helper-act"]  # exactly one: the turn of "one"
 
 
 def test_the_ephemeral_turn_is_stored_in_the_parent_and_consumed_on_resume() -> None:

@@ -471,7 +471,9 @@ def test_a_preserve_context_grandchild_survives_its_ephemeral_parents_rebuilds(
         "orch",
         sub_agents=(
             SubAgentSpec(
-                AgentSpec("M", sub_agents=(SubAgentSpec(acting("L", "L-act"), preserve_context=True),))
+                AgentSpec(
+                    "M", sub_agents=(SubAgentSpec(acting("L", "L-act"), preserve_context=True),)
+                )
             ),
         ),
     )

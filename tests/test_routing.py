@@ -11,7 +11,9 @@ from harness.reference.state import Interrupt
 
 
 def nested(outer: str, local: str, response: object = None) -> Interrupt:
-    return Interrupt(id=root_visible_id(outer, local), name="approval", reason={}, response=response)
+    return Interrupt(
+        id=root_visible_id(outer, local), name="approval", reason={}, response=response
+    )
 
 
 def test_responses_for_call_renames_answers_to_local_ids() -> None:

@@ -10,7 +10,8 @@ Where the parked sub-agent turn lives between the question and the answer:
   parked turn is one continuation entry in the parent's interrupt context, under
   ``SUB_AGENT_TURNS`` keyed by the outer toolUseId; the entry is consumed when the call resumes.
   While the process lives, the parked sub-agent object is kept too and resumes in memory, as an
-  SDK's would; only a sub-agent rebuilt after a restart is restored from the continuation.  So a
+  SDK's would, but only for a caller whose stored entry is the one parked with it; a sub-agent
+  rebuilt after a restart (or for another caller) is restored from the continuation.  So a
   restart-free run is the in-memory control that a restored run must equal.
 * ``preserve_context=True``: one live sub-agent keeps its history across calls; its parked turn is
   its own state (persisted by its own session store, if it has one).  If it comes back from a
@@ -22,6 +23,7 @@ interrupt state is parked; a call that does not own a parked sub-agent's turn ne
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from typing import Final
 
@@ -59,7 +61,8 @@ class SubAgentTool:
         self.build = build
         self.preserve_context = preserve_context
         self.live = live if live is not None else (build() if preserve_context else None)
-        self.parked: dict[str, Agent] = {}  # ephemeral sub-agents parked in this process
+        # ephemeral sub-agents parked in this process, with the entry stored for each
+        self.parked: dict[str, tuple[JSON, Agent]] = {}
 
     def prepare(self, caller: AgentState, use: ToolUse) -> None:
         parent_interrupts = caller.interrupt_state.interrupts
@@ -91,10 +94,11 @@ class SubAgentTool:
                     "restart: give it a session store, or use preserve_context=False"
                 )
             return self.live
-        if owned and outer in self.parked:
-            return self.parked[outer]
-        fresh = self.build()
         entry = caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}).get(outer)
+        stored, parked = self.parked.get(outer, (None, None))
+        if owned and parked is not None and entry == stored:
+            return parked  # the caller's own parked turn, still in memory
+        fresh = self.build()
         if owned:
             if entry is None:
                 raise continuation.ContinuationError(
@@ -114,10 +118,10 @@ class SubAgentTool:
         if result.stop_reason == "end_turn":
             return Completed(result.text or "")
         if self.live is None:
-            self.parked[outer] = sub_agent
             turns[outer] = continuation.store(
                 sub_agent.state, _owner(self.name, outer), sub_agent.conversation_manager.type_name
             )
+            self.parked[outer] = (copy.deepcopy(turns[outer]), sub_agent)
         return Interrupted(
             tuple(
                 Interrupt(

@@ -17,6 +17,7 @@ Pure functions over JSON-shaped data: no state, no I/O.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Final
 
@@ -45,7 +46,7 @@ def store(parked: AgentState, owner: JSON, conversation_manager_type: str) -> di
         raise ValueError("only a parked (interrupted) turn has a continuation")
     return {
         "schema_version": SCHEMA_VERSION,
-        "owner": owner,
+        "owner": copy.deepcopy(owner),
         "conversation_manager": conversation_manager_type,
         "data": parked.to_json(),
     }
