@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
@@ -18,6 +19,21 @@ from urllib.parse import quote, unquote
 from fakes.corruption import ContinuationFormat, Corruption, CorruptionNotApplicable, apply
 
 KEY_PREFIX = "key-"
+
+
+@dataclass(frozen=True)
+class StoredContinuation:
+    """One continuation found in a store: under which key, where inside it, and its value."""
+
+    key: str
+    path: tuple[Any, ...]
+    value: Any
+
+    @property
+    def size(self) -> int:
+        """Bytes of its canonical compact JSON."""
+        text = json.dumps(self.value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return len(text.encode())
 
 
 class Store(Protocol):
@@ -102,9 +118,9 @@ class CorruptingStore:
     def keys(self) -> list[str]:
         return self.inner.keys()
 
-    def continuations(self) -> list[tuple[str, tuple[Any, ...]]]:
-        """Every stored continuation as (key, path inside that key's JSON), in stable order."""
-        found: list[tuple[str, tuple[Any, ...]]] = []
+    def continuations(self) -> list[StoredContinuation]:
+        """Every stored continuation, in stable order (by key, then by path)."""
+        found: list[StoredContinuation] = []
         for key in self.keys():
             value = self.inner.get(key)
             if value is None:
@@ -113,7 +129,11 @@ class CorruptingStore:
                 document = json.loads(value)
             except ValueError:
                 continue
-            found.extend((key, path) for path in self.format.locate(document))
+            for path in self.format.locate(document):
+                entry = document
+                for step in path:
+                    entry = entry[step]
+                found.append(StoredContinuation(key, path, entry))
         return found
 
     def corrupt(self, corruption: Corruption, which: int = 0) -> str:
@@ -123,9 +143,9 @@ class CorruptingStore:
             raise CorruptionNotApplicable(
                 f"{corruption}: there are {len(found)} stored continuations, not {which + 1}"
             )
-        key, path = found[which]
-        documents = {k: json.loads(self.inner.get(k) or b"null") for k in {k for k, _ in found}}
-        others = [(documents[k], p) for k, p in found if (k, p) != (key, path)]
+        key, path = found[which].key, found[which].path
+        documents = {k: json.loads(self.inner.get(k) or b"null") for k in {e.key for e in found}}
+        others = [(documents[e.key], e.path) for e in found if (e.key, e.path) != (key, path)]
         apply(corruption, self.format, documents[key], path, others)
         self.inner.put(key, json.dumps(documents[key], sort_keys=True).encode())
         return f"{corruption} applied to the continuation at {key}:{list(path)}"

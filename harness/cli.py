@@ -18,8 +18,9 @@ from typing import NoReturn
 from harness import __version__
 from harness.checkers import CHECKERS, applicable
 from harness.conformance import judge
+from harness.findings import FindingsFileError, load_findings
 from harness.history import StepRecord
-from harness.report import conformance_json, conformance_markdown, write_atomically
+from harness.report import conformance_document, dumps, markdown, merge, write_atomically
 from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import Target
@@ -102,6 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--target", default="reference", metavar="T", help="default: reference")
     run.add_argument("--json", action="store_true", help="print the whole history as JSON")
 
+    report = commands.add_parser(
+        "report",
+        help="merge conformance.json files (one per SDK version) into one side-by-side report",
+        description="Merge conformance.json files written by separate check runs (for example "
+        "one per SDK version) into one side-by-side conformance.md and conformance.json.",
+    )
+    report.add_argument("files", type=Path, nargs="+", metavar="FILE", help="conformance.json")
+    report.add_argument(
+        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
+    )
+
     commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
@@ -117,6 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(arguments)
         if arguments.command == "run":
             return _run(arguments)
+        if arguments.command == "report":
+            return _report(arguments)
         return _targets()
     except BadInput as problem:
         print(problem, file=sys.stderr)
@@ -155,17 +169,43 @@ def _load(path: Path) -> Scenario:
 
 def _check(arguments: argparse.Namespace) -> int:
     targets = _targets_named(arguments.target)
+    for target in targets:
+        try:
+            load_findings(target.info.name, target.info.version)
+        except FindingsFileError as problem:
+            raise BadInput(str(problem)) from None
     scenarios = _scenarios_from(arguments.scenarios)
     progress = _Progress() if _interactive() else None
     result = judge(targets, scenarios, progress)
     if progress is not None:
         progress.finish()
-    reports: Path = arguments.reports
-    write_atomically(reports / "conformance.json", conformance_json(result))
-    markdown = conformance_markdown(result)
-    write_atomically(reports / "conformance.md", markdown)
-    print(markdown)
-    return EXIT_VIOLATIONS if result.violation_count else EXIT_HOLDS
+    document = conformance_document(result)
+    _write_reports(arguments.reports, document)
+    return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
+
+
+def _write_reports(reports: Path, document: dict[str, object]) -> None:
+    text = markdown(document)
+    write_atomically(reports / "conformance.json", dumps(document))
+    write_atomically(reports / "conformance.md", text)
+    print(text)
+
+
+def _report(arguments: argparse.Namespace) -> int:
+    documents = []
+    for path in arguments.files:
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as failure:
+            raise BadInput(f"{path}: cannot read: {failure.strerror}") from None
+        except ValueError:
+            raise BadInput(f"{path}: not JSON (expected a conformance.json)") from None
+        if not isinstance(document, dict) or not {"targets", "cells", "passes"} <= set(document):
+            raise BadInput(f"{path}: not a conformance report (expected targets, cells, passes)")
+        documents.append(document)
+    merged = merge(documents)
+    _write_reports(arguments.reports, merged)
+    return EXIT_HOLDS if merged["passes"] else EXIT_VIOLATIONS
 
 
 def _run(arguments: argparse.Namespace) -> int:

@@ -2,7 +2,9 @@
 
 The result is a target x invariant matrix.  A cell holds when no scenario shows a violation of
 that invariant on that target, is "not applicable" when no scenario could be judged for it there
-(the target lacks a capability), and otherwise names its first counterexample (scenario, step).
+(the target lacks a capability), is "expected" when every violation in it is a recorded finding
+of that target version (``harness.findings``), and otherwise names its first counterexample.
+The run fails on a violation not recorded, and on a recorded finding that no longer shows.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checkers import CHECKERS, Violation, applicable
+from harness.findings import Verdict, judge_findings, load_findings
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.base import Target
@@ -22,7 +25,7 @@ Progress = Callable[[int, int, int], None]  # (done, total, violations so far)
 
 @dataclass(frozen=True)
 class Cell:
-    status: str  # holds | violated | not-applicable
+    status: str  # holds | violated | expected | not-applicable
     checked: int  # scenarios this checker judged on this target
     violations: tuple[tuple[str, Violation], ...] = ()  # (scenario, violation), all of them
 
@@ -32,10 +35,16 @@ class Conformance:
     targets: list[dict[str, Any]] = field(default_factory=list)
     histories: dict[str, dict[str, History]] = field(default_factory=dict)  # target -> scenario
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)  # target -> checker id
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # target -> findings verdict
 
     @property
     def violation_count(self) -> int:
         return sum(len(cell.violations) for row in self.cells.values() for cell in row.values())
+
+    @property
+    def passes(self) -> bool:
+        """Every violation is a recorded finding, and every recorded finding still shows."""
+        return all(verdict.passes for verdict in self.verdicts.values())
 
 
 def judge(
@@ -65,9 +74,15 @@ def judge(
             if progress is not None:
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
+        seen = {(name, violation.invariant) for cell in found.values() for name, violation in cell}
+        verdict = judge_findings(
+            seen, load_findings(info.name, info.version), [name for name, _ in scenarios]
+        )
+        result.verdicts[info.name] = verdict
+        recorded = {(finding.scenario, finding.invariant) for finding in verdict.expected}
         result.cells[info.name] = {
             checker.id: Cell(
-                status=_status(checked[checker.id], found[checker.id]),
+                status=_status(checked[checker.id], found[checker.id], recorded),
                 checked=checked[checker.id],
                 violations=tuple(found[checker.id]),
             )
@@ -76,7 +91,11 @@ def judge(
     return result
 
 
-def _status(checked: int, violations: list[tuple[str, Violation]]) -> str:
-    if violations:
-        return "violated"
-    return "holds" if checked else "not-applicable"
+def _status(
+    checked: int, violations: list[tuple[str, Violation]], recorded: set[tuple[str, str]]
+) -> str:
+    if not violations:
+        return "holds" if checked else "not-applicable"
+    if all((name, violation.invariant) in recorded for name, violation in violations):
+        return "expected"
+    return "violated"

@@ -1,8 +1,10 @@
-"""Conformance reports: Markdown for a pull-request comment, JSON for machines.
+"""Conformance reports: JSON for machines, Markdown for a pull-request comment.
 
-Both are pure renderings of a ``Conformance`` (no clocks, no paths), so the same run gives the
-same bytes.  ``write_atomically`` replaces a report in one rename: a failed run never leaves half
-a report behind.
+The JSON document is the report; the Markdown is rendered from it, so documents written by
+separate runs (one per SDK version, each in its own environment) can be merged into one
+side-by-side matrix (``merge``).  Columns are "target version".  Both renderings are pure (no
+clocks, no paths): the same run gives the same bytes.  ``write_atomically`` replaces a report in
+one rename, so a failed run never leaves half a report behind.
 """
 
 from __future__ import annotations
@@ -10,23 +12,35 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from harness.checkers import CHECKERS
 from harness.conformance import Conformance
 
-SYMBOLS = {"holds": "holds", "violated": "**VIOLATED**", "not-applicable": "n/a"}
+SYMBOLS = {
+    "holds": "holds",
+    "violated": "**VIOLATED**",
+    "expected": "expected finding",
+    "not-applicable": "n/a",
+}
+Document = dict[str, Any]
 
 
-def conformance_json(result: Conformance) -> str:
-    document: dict[str, Any] = {
+def column(target: dict[str, Any]) -> str:
+    return f"{target['name']} {target['version']}"
+
+
+def conformance_document(result: Conformance) -> Document:
+    columns = {target["name"]: column(target) for target in result.targets}
+    return {
         "targets": result.targets,
         "checkers": [
             {"id": checker.id, "slug": checker.slug, "title": checker.title} for checker in CHECKERS
         ],
         "cells": {
-            target: {
+            columns[target]: {
                 checker_id: {
                     "status": cell.status,
                     "scenarios_checked": cell.checked,
@@ -40,7 +54,7 @@ def conformance_json(result: Conformance) -> str:
             for target, row in result.cells.items()
         },
         "scenarios": {
-            target: {
+            columns[target]: {
                 name: ("not-applicable: " + ", ".join(history.not_applicable))
                 if history.not_applicable
                 else "run"
@@ -48,67 +62,127 @@ def conformance_json(result: Conformance) -> str:
             }
             for target, histories in result.histories.items()
         },
-        "violations": result.violation_count,
+        "findings": {
+            columns[target]: {
+                "expected": [finding.to_json() for finding in verdict.expected],
+                "new": [{"scenario": s, "invariant": i} for s, i in verdict.new],
+                "disappeared": [finding.to_json() for finding in verdict.disappeared],
+            }
+            for target, verdict in result.verdicts.items()
+        },
+        "passes": result.passes,
     }
+
+
+def merge(documents: Iterable[Document]) -> Document:
+    """One document with every column of ``documents``; a later column of the same name wins."""
+    merged: Document = {
+        "targets": [],
+        "checkers": [],
+        "cells": {},
+        "scenarios": {},
+        "findings": {},
+        "passes": True,
+    }
+    for document in documents:
+        merged["checkers"] = document["checkers"]
+        for target in document["targets"]:
+            merged["targets"] = [t for t in merged["targets"] if column(t) != column(target)]
+            merged["targets"].append(target)
+        for key in ("cells", "scenarios", "findings"):
+            merged[key].update(document[key])
+        merged["passes"] = merged["passes"] and document["passes"]
+    return merged
+
+
+def dumps(document: Document) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def conformance_markdown(result: Conformance) -> str:
-    names = [target["name"] for target in result.targets]
-    header = "| invariant | " + " | ".join(
-        f"{target['name']} {target['version']}" for target in result.targets
+def markdown(document: Document) -> str:
+    columns = [column(target) for target in document["targets"]]
+    scenarios = {name for row in document["scenarios"].values() for name in row}
+    violations = sum(
+        len(cell["violations"]) for row in document["cells"].values() for cell in row.values()
     )
+    expected = sum(len(row["expected"]) for row in document["findings"].values())
     lines = [
         "# Conformance",
         "",
-        f"{_count(len(_scenario_names(result)), 'scenario')} on "
-        f"{_count(len(names), 'target')}; {_count(result.violation_count, 'violation')}.",
+        f"{_count(len(scenarios), 'scenario')} on {_count(len(columns), 'target')}; "
+        f"{_count(violations, 'violation')}, in {_count(expected, 'recorded finding')} "
+        f"(scenario and invariant) seen again; "
+        + ("passes." if document["passes"] else "**fails**."),
         "",
-        header + " |",
-        "|---" * (len(names) + 1) + "|",
+        "| invariant | " + " | ".join(columns) + " |",
+        "|---" * (len(columns) + 1) + "|",
     ]
-    for checker in CHECKERS:
+    for checker in document["checkers"]:
         cells = []
-        for target in names:
-            cell = result.cells[target][checker.id]
-            text = f"{SYMBOLS[cell.status]} ({cell.checked})"
-            if cell.violations:
-                scenario, first = cell.violations[0]
-                text += f" first: `{scenario}` step {first.step}"
+        for name in columns:
+            cell = document["cells"][name][checker["id"]]
+            text = f"{SYMBOLS[cell['status']]} ({cell['scenarios_checked']})"
+            if cell["violations"]:
+                first = cell["violations"][0]
+                text += f" first: `{first['scenario']}` step {first['step']}"
             cells.append(text)
-        lines.append(f"| {checker.id} {checker.slug} | " + " | ".join(cells) + " |")
+        lines.append(f"| {checker['id']} {checker['slug']} | " + " | ".join(cells) + " |")
     lines += ["", "(n) is the number of scenarios that invariant was judged on.", ""]
-    for target in names:
-        violated = [
-            (checker, result.cells[target][checker.id])
-            for checker in CHECKERS
-            if result.cells[target][checker.id].violations
-        ]
-        if not violated:
-            continue
-        lines += [f"## {target}: first counterexample per violated invariant", ""]
-        for checker, cell in violated:
-            scenario, first = cell.violations[0]
-            lines.append(
-                f"- **{checker.id} {checker.slug}** in `{scenario}` at step {first.step}: "
-                f"expected {first.expected}; seen {first.seen} "
-                f"({_count(len(cell.violations), 'violation')} in all)"
-            )
-        lines.append("")
+    for name in columns:
+        lines += _counterexamples(document, name)
+        lines += _findings(document["findings"].get(name), name)
     skipped = sorted(
-        (target, name, history.not_applicable)
-        for target, histories in result.histories.items()
-        for name, history in histories.items()
-        if history.not_applicable
+        (name, scenario, status.removeprefix("not-applicable: "))
+        for name, row in document["scenarios"].items()
+        for scenario, status in row.items()
+        if status != "run"
     )
     if skipped:
         lines += ["## Not applicable", ""]
-        lines += [
-            f"- `{name}` on {target}: needs {', '.join(missing)}"
-            for target, name, missing in skipped
-        ]
+        lines += [f"- `{scenario}` on {name}: needs {needs}" for name, scenario, needs in skipped]
         lines.append("")
     return "\n".join(lines)
+
+
+def _counterexamples(document: Document, name: str) -> list[str]:
+    titles = {checker["id"]: checker["slug"] for checker in document["checkers"]}
+    violated = [
+        (checker_id, cell)
+        for checker_id, cell in document["cells"][name].items()
+        if cell["violations"]
+    ]
+    if not violated:
+        return []
+    lines = [f"## {name}: first counterexample per invariant with violations", ""]
+    for checker_id, cell in sorted(violated, key=lambda item: list(titles).index(item[0])):
+        first = cell["violations"][0]
+        lines.append(
+            f"- **{checker_id} {titles[checker_id]}** in `{first['scenario']}` at step "
+            f"{first['step']}: expected {first['expected']}; seen {first['seen']} "
+            f"({_count(len(cell['violations']), 'violation')} in all)"
+        )
+    return [*lines, ""]
+
+
+def _findings(verdict: dict[str, Any] | None, name: str) -> list[str]:
+    if verdict is None:
+        return []
+    lines: list[str] = []
+    sections = (
+        ("expected", "expected findings (recorded, seen again)"),
+        ("new", "NEW violations (not in its findings file)"),
+        ("disappeared", "recorded findings that no longer show"),
+    )
+    for key, title in sections:
+        if verdict[key]:
+            lines += [f"## {name}: {title}", ""]
+            lines += [
+                f"- **{item['invariant']}** `{item['scenario']}`"
+                + (f": {item['explanation']}" if "explanation" in item else "")
+                for item in verdict[key]
+            ]
+            lines.append("")
+    return lines
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -121,10 +195,6 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-
-
-def _scenario_names(result: Conformance) -> set[str]:
-    return {name for histories in result.histories.values() for name in histories}
 
 
 def _count(number: int, noun: str) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import harness
 from harness.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,9 +42,10 @@ def test_check_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path) 
     status = main(["check", "--target", "reference", "--reports", str(reports)])
     assert status == 0
     document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
-    assert document["violations"] == 0
-    assert set(document["scenarios"]["reference"]) == {p.stem for p in REGRESSIONS.glob("*.yaml")}
-    cells = document["cells"]["reference"]
+    assert document["passes"] is True
+    column = f"reference {harness.__version__}"
+    assert set(document["scenarios"][column]) == {p.stem for p in REGRESSIONS.glob("*.yaml")}
+    cells = document["cells"][column]
     assert {cell["status"] for cell in cells.values()} == {"holds"}
     markdown = (reports / "conformance.md").read_text(encoding="utf-8")
     assert "| I1 unique-names-up | holds (" in markdown
@@ -51,8 +53,8 @@ def test_check_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path) 
 
 def test_check_reports_are_byte_identical_across_runs(tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
-    assert main(["check", "--reports", str(first)]) == 0
-    assert main(["check", "--reports", str(second)]) == 0
+    assert main(["check", "--target", "reference", "--reports", str(first)]) == 0
+    assert main(["check", "--target", "reference", "--reports", str(second)]) == 0
     for name in ("conformance.json", "conformance.md"):
         assert (first / name).read_bytes() == (second / name).read_bytes()
 
@@ -89,9 +91,26 @@ def test_a_violation_exits_1(tmp_path: Path) -> None:
     scenario = tmp_path / "wrong-expectation.yaml"
     scenario.write_text(wrong, encoding="utf-8")
     reports = tmp_path / "reports"
-    assert main(["check", "--scenarios", str(scenario), "--reports", str(reports)]) == 1
+    assert (
+        main(
+            [
+                "check",
+                "--target",
+                "reference",
+                "--scenarios",
+                str(scenario),
+                "--reports",
+                str(reports),
+            ]
+        )
+        == 1
+    )
     document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
-    assert document["violations"] >= 1
+    assert document["passes"] is False
+    [column] = document["findings"]
+    assert document["findings"][column]["new"] == [
+        {"scenario": "wrong-expectation", "invariant": "O"}
+    ]
 
 
 MALFORMED = {
@@ -154,11 +173,24 @@ def test_bad_invocations_exit_2_with_one_line(
 
 def test_a_failed_check_leaves_the_previous_report_untouched(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
-    assert main(["check", "--reports", str(reports)]) == 0
+    assert main(["check", "--target", "reference", "--reports", str(reports)]) == 0
     before = (reports / "conformance.md").read_bytes()
     broken = tmp_path / "broken.yaml"
     broken.write_text("description: x\n", encoding="utf-8")
-    assert main(["check", "--scenarios", str(broken), "--reports", str(reports)]) == 2
+    assert (
+        main(
+            [
+                "check",
+                "--target",
+                "reference",
+                "--scenarios",
+                str(broken),
+                "--reports",
+                str(reports),
+            ]
+        )
+        == 2
+    )
     assert (reports / "conformance.md").read_bytes() == before
     assert sorted(path.name for path in reports.iterdir()) == [
         "conformance.json",

@@ -374,8 +374,10 @@ def interrupted_store(sub_agents: tuple[str, ...]) -> tuple[CorruptingStore, Tre
 @pytest.mark.parametrize("corruption", CORRUPTIONS)
 def test_every_corruption_makes_the_stored_turn_unrestorable(corruption: str) -> None:
     store, tree, ledger = interrupted_store(("A", "B"))
-    [first_path, _] = store.continuations()
+    [first, _] = store.continuations()
+    first_path = (first.key, first.path)
     original = at(json.loads(store.get("tree") or b""), first_path[1])
+    assert first.value == original
 
     said = store.corrupt(corruption, 0)  # type: ignore[arg-type]
 
@@ -405,7 +407,11 @@ def test_the_continuations_of_a_stored_tree_are_located_in_a_stable_order() -> N
     found = store.continuations()
 
     prefix = ("root", "interrupt_state", "context", "sub_agent_turns")
-    assert found == [("tree", (*prefix, "o1")), ("tree", (*prefix, "o2"))]
+    assert [(entry.key, entry.path) for entry in found] == [
+        ("tree", (*prefix, "o1")),
+        ("tree", (*prefix, "o2")),
+    ]
+    assert all(entry.size == len(json.dumps(entry.value, separators=(",", ":"))) for entry in found)
 
 
 def test_foreign_needs_a_second_continuation() -> None:

@@ -79,8 +79,11 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
     )
 
 
-def agent_script(agent: scenario_model.Agent) -> AgentScript:
-    """The agent's turns for any prompt: its tool-calling turns, then its answer."""
+def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) -> AgentScript:
+    """The agent's turns for any prompt: its tool-calling turns, then its answer.
+
+    A sub-agent call carries its prompt under ``prompt_field`` (the SDK's agent-as-tool input).
+    """
     sub_agents = {sub.name for sub in agent.sub_agents}
     turns = tuple(
         CallTools(
@@ -88,7 +91,7 @@ def agent_script(agent: scenario_model.Agent) -> AgentScript:
                 ScriptedCall(
                     tool=call.tool,
                     tool_use_id=call.id,
-                    input={PROMPT_FIELD: call.prompt} if call.tool in sub_agents else {},
+                    input={prompt_field: call.prompt} if call.tool in sub_agents else {},
                 )
                 for call in turn
             )
@@ -297,21 +300,17 @@ class ReferenceSession:
         persisted = self.store.get(TREE_KEY)
         if persisted is None:
             return Stored()
-        document = json.loads(persisted)
-        continuations = []
-        for path in self.format.locate(document):
-            entry: Any = document
-            for step in path:
-                entry = entry[step]
-            owner = entry.get("owner", {}) if isinstance(entry, dict) else {}
-            continuations.append(
-                StoredContinuation(
-                    owner=str(owner.get("sub_agent", "?")) if isinstance(owner, dict) else "?",
-                    size=len(_compact(entry)),
-                )
-            )
-        record = document["root"]["interrupt_state"]
-        return Stored(continuations=tuple(continuations), record_bytes=len(_compact(record)))
+        continuations = tuple(
+            StoredContinuation(owner=_owner_name(entry.value), size=entry.size)
+            for entry in self.store.continuations()
+        )
+        record = json.loads(persisted)["root"]["interrupt_state"]
+        return Stored(continuations=continuations, record_bytes=len(_compact(record)))
+
+
+def _owner_name(entry: Any) -> str:
+    owner = entry.get("owner") if isinstance(entry, dict) else None
+    return str(owner.get("sub_agent", "?")) if isinstance(owner, dict) else "?"
 
 
 def _compact(value: Any) -> bytes:

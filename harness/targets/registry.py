@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import entry_points
+from importlib.util import find_spec
 from typing import Final
 
 from harness.targets.base import Target
@@ -29,12 +30,22 @@ def _reference() -> Target:
     return ReferenceTarget()
 
 
-BUILT_IN: Final[dict[str, Callable[[], Target]]] = {"reference": _reference}
+def _strands() -> Target:
+    from harness.targets.strands import StrandsTarget
+
+    return StrandsTarget()
+
+
+BUILT_IN: Final[dict[str, Callable[[], Target]]] = {"reference": _reference, "strands": _strands}
 
 
 def available() -> dict[str, Callable[[], Target]]:
-    """Every target that can be built here, by name, sorted."""
-    found: dict[str, Callable[[], Target]] = dict(BUILT_IN)
+    """Every target that can be built here, by name, sorted (strands only where installed)."""
+    found: dict[str, Callable[[], Target]] = {
+        name: build
+        for name, build in BUILT_IN.items()
+        if name != "strands" or find_spec("strands") is not None
+    }
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         if entry_point.name not in found:
             found[entry_point.name] = _loader(entry_point.load)

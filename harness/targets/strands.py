@@ -1,0 +1,483 @@
+"""The real Strands Agents SDK (``strands-agents`` from PyPI), driven through its public API.
+
+Every agent is a real ``strands.Agent``; sub-agents are wrapped with ``Agent.as_tool``; protected
+actions are real ``@tool(context=True)`` tools that call ``ToolContext.interrupt`` (or, with
+``hook: true``, a ``BeforeToolCallEvent`` hook asks instead); sliding windows are the SDK's
+``SlidingWindowConversationManager``.  The scripted model (``fakes.model``) is the only stand-in: a
+``strands.models.Model`` subclass that streams the SDK's own event shapes and reads and writes
+``model_state`` as a stateful provider does.
+
+Persistence is the SDK's own: the orchestrator and every preserve_context sub-agent with a store
+have a ``FileSessionManager`` (or, with ``session_manager="snapshot"``, a
+``SnapshotSessionManager`` on ``LocalFileStorage``) under the work directory.  A restart drops
+every object and builds the tree again; the SDK restores each agent from its session.
+
+What is observed is what a user sees: the ``AgentResult`` (stop reason, interrupts, text), the
+payloads the callback handler receives, errors raised or logged at ERROR by the SDK, the ledger,
+the journal, and the bytes of the stored turns in the session files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Final
+
+from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable
+from fakes.log import AppendOnlyLog
+from fakes.model import Answer, ScriptedModel, strip_marker
+from fakes.protected import APPROVE, Ledger, ProtectedAction, label_of, question_name, reason
+from fakes.stores import CorruptingStore
+from harness.targets.base import (
+    CAPABILITIES,
+    Observation,
+    PendingInterrupt,
+    Stored,
+    StoredContinuation,
+    TargetInfo,
+)
+from harness.targets.fake_model import conversation_of
+from harness.targets.reference import agent_script, agents_by_path
+from scenarios import model as scenario_model
+
+DISTRIBUTION: Final = "strands-agents"
+TURNS_KEY: Final = "sub_agent_interrupted_turns"  # where 1.59+ keeps an ephemeral turn
+INPUT_FIELD: Final = "input"  # the agent-as-tool's input parameter
+# callback payload keys that carry per-run identity (uuids, spans, live objects), not content
+UNSTABLE_KEYS: Final = frozenset(
+    {
+        "agent",
+        "event_loop_cycle_id",
+        "event_loop_cycle_trace",
+        "event_loop_cycle_span",
+        "event_loop_parent_span",
+        "event_loop_parent_cycle_id",
+        "request_state",
+        "invocation_state",
+    }
+)
+
+
+UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+TIMESTAMP: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
+
+
+FIRST_WITH_STORED_TURNS: Final = (1, 59)
+
+
+def _release(text: str) -> tuple[int, ...]:
+    numbers = re.findall(r"\d+", text)
+    return tuple(int(number) for number in numbers[:2])
+
+
+def sdk_version() -> str | None:
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return None
+
+
+class StrandsTarget:
+    def __init__(self) -> None:
+        installed = sdk_version()
+        if installed is None:
+            raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[strands]')")
+        capabilities = frozenset(CAPABILITIES)
+        if _release(installed) < FIRST_WITH_STORED_TURNS:
+            # before 1.59 the SDK stores no sub-agent turn: nothing to measure or to corrupt
+            capabilities -= {"corruption", "continuation_bytes"}
+        self.info = TargetInfo(
+            name="strands",
+            version=installed,
+            capabilities=capabilities,
+            description=f"the real {DISTRIBUTION} SDK from PyPI, with the scripted fake model",
+            corruptions=frozenset(CORRUPTIONS) if "corruption" in capabilities else frozenset(),
+        )
+
+    def start(self, scenario: scenario_model.Scenario, workdir: Path) -> StrandsSession:
+        return StrandsSession(scenario, workdir)
+
+
+class FakeStrandsModel:
+    """Built lazily (``model_class()``) so this module imports without the SDK installed."""
+
+
+def model_class() -> type:
+    from strands.models import Model
+
+    class ScriptedStrandsModel(Model):  # type: ignore[misc]
+        """The scripted model core behind the SDK's real model interface."""
+
+        def __init__(self, core: ScriptedModel) -> None:
+            self.core = core
+            self.config: dict[str, Any] = {"model_id": f"scripted:{core.agent}"}
+
+        def update_config(self, **model_config: Any) -> None:
+            self.config.update(model_config)
+
+        def get_config(self) -> Any:
+            return self.config
+
+        def structured_output(self, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError("the scripted model has no structured output")
+
+        async def stream(
+            self,
+            messages: Any,
+            tool_specs: Any = None,
+            system_prompt: Any = None,
+            **kwargs: Any,
+        ) -> AsyncIterator[dict[str, Any]]:
+            model_state = kwargs.get("model_state")
+            if model_state is None:
+                model_state = {}
+            scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
+            yield {"messageStart": {"role": "assistant"}}
+            if isinstance(scripted.turn, Answer):
+                for event in _text_block(f"{scripted.marker} {scripted.turn.text}"):
+                    yield event
+                yield {"messageStop": {"stopReason": "end_turn"}}
+                return
+            for event in _text_block(scripted.marker):
+                yield event
+            for call in scripted.turn.calls:
+                yield {
+                    "contentBlockStart": {
+                        "start": {"toolUse": {"toolUseId": call.tool_use_id, "name": call.tool}}
+                    }
+                }
+                payload = json.dumps(dict(call.input))
+                yield {"contentBlockDelta": {"delta": {"toolUse": {"input": payload}}}}
+                yield {"contentBlockStop": {}}
+            yield {"messageStop": {"stopReason": "tool_use"}}
+
+    return ScriptedStrandsModel
+
+
+def _text_block(text: str) -> list[dict[str, Any]]:
+    return [
+        {"contentBlockStart": {"start": {}}},
+        {"contentBlockDelta": {"delta": {"text": text}}},
+        {"contentBlockStop": {}},
+    ]
+
+
+class StrandsContinuationFormat:
+    """Where 1.59+ keeps an ephemeral sub-agent's turn in a session file, and its damages."""
+
+    def locate(self, document: Any) -> list[tuple[Any, ...]]:
+        found: list[tuple[Any, ...]] = []
+        _find_turns(document, (), found)
+        return found
+
+    def damage(self, corruption: str, entry: Any) -> Any:
+        if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
+            raise CorruptionNotApplicable(f"{corruption}: the stored turn is already damaged")
+        data = entry["data"]
+        if corruption == "schema_version_other":
+            entry["schema_version"] = "2.0"
+        elif corruption == "schema_version_missing":
+            entry.pop("schema_version", None)
+        elif corruption == "payload_missing":
+            del entry["data"]
+        elif corruption == "field_missing":
+            entry.pop("created_at", None)
+        elif corruption == "type_swap":
+            data["messages"] = json.dumps(data.get("messages"))
+        elif corruption == "previous_shape":
+            return {"session_snapshot": data}
+        elif corruption == "conversation_manager_other":
+            manager = data.get("conversation_manager_state")
+            if isinstance(manager, dict):
+                manager["__name__"] = (
+                    "NullConversationManager"
+                    if manager.get("__name__") != "NullConversationManager"
+                    else "SlidingWindowConversationManager"
+                )
+        else:
+            raise CorruptionNotApplicable(f"unknown corruption {corruption!r}")
+        return entry
+
+
+def _find_turns(value: Any, path: tuple[Any, ...], found: list[tuple[Any, ...]]) -> None:
+    if isinstance(value, dict):
+        for key in sorted(value):
+            here = (*path, key)
+            if key == TURNS_KEY and isinstance(value[key], dict):
+                for call in sorted(value[key]):
+                    found.append((*here, call))
+                    _find_turns(value[key][call], (*here, call), found)
+            else:
+                _find_turns(value[key], here, found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _find_turns(item, (*path, index), found)
+
+
+class DirectoryStore:
+    """The session directory seen as a store of JSON files, keyed by relative path."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, key: str) -> bytes | None:
+        path = self.root / key
+        return path.read_bytes() if path.is_file() else None
+
+    def put(self, key: str, value: bytes) -> None:
+        (self.root / key).write_bytes(value)
+
+    def delete(self, key: str) -> None:
+        (self.root / key).unlink(missing_ok=True)
+
+    def keys(self) -> list[str]:
+        if not self.root.exists():
+            return []
+        return sorted(
+            str(path.relative_to(self.root)) for path in self.root.rglob("*.json") if path.is_file()
+        )
+
+
+class _ErrorLog(logging.Handler):
+    """Collects what the SDK logs at ERROR or above during one step."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+class StrandsSession:
+    def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
+        self.scenario = scenario
+        self.agents = agents_by_path(scenario.tree)
+        self.sessions_dir = workdir / "sessions"
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        self.journal = AppendOnlyLog(workdir / "journal.jsonl")
+        self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
+        self.public_events = AppendOnlyLog(workdir / "events.jsonl")
+        self.format = StrandsContinuationFormat()
+        self.store = CorruptingStore(DirectoryStore(self.sessions_dir), self.format)
+        self.model_class = model_class()
+        self.callee = {  # toolUseId -> the sub-agent it calls, to name a stored turn's owner
+            call.id: call.tool
+            for agent in self.agents.values()
+            for turn in agent.turns
+            for call in turn
+            if call.tool in {sub.name for sub in agent.sub_agents}
+        }
+        self.root = self._build()
+
+    # -- building the tree with real SDK objects ------------------------------------------
+
+    def _build(self) -> Any:
+        return self._agent(self.scenario.tree, self.scenario.tree.name, root=True)
+
+    def _agent(self, spec: scenario_model.Agent, path: str, *, root: bool = False) -> Any:
+        from strands import Agent
+
+        tools: list[Any] = [self._action_tool(action, path) for action in spec.actions]
+        for sub in spec.sub_agents:
+            sub_path = f"{path}/{sub.name}"
+            sub_agent = self._agent(sub, sub_path)
+            tools.append(sub_agent.as_tool(name=sub.name, preserve_context=sub.preserve_context))
+        keeps_session = root or (spec.preserve_context and spec.session_store)
+        options: dict[str, Any] = {}
+        if keeps_session:
+            options["session_manager"] = self._session_manager(path)
+        if spec.window is not None:
+            from strands.agent.conversation_manager import SlidingWindowConversationManager
+
+            options["conversation_manager"] = SlidingWindowConversationManager(
+                window_size=spec.window.size, per_turn=spec.window.per_turn
+            )
+        hooked = [action for action in spec.actions if action.hook]
+        if hooked:
+            options["hooks"] = [_approval_hook(hooked, path)]
+        core = ScriptedModel(
+            path,
+            agent_script(spec, prompt_field=INPUT_FIELD),
+            self.journal,
+            stateful_provider=spec.stateful_provider,
+        )
+        return Agent(
+            model=self.model_class(core),
+            tools=tools,
+            name=spec.name,
+            agent_id=_agent_id(path),
+            callback_handler=self._record_event if root else None,
+            **options,
+        )
+
+    def _session_manager(self, path: str) -> Any:
+        from strands.session.file_session_manager import FileSessionManager
+
+        return FileSessionManager(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
+
+    def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
+        from strands import ToolContext, tool
+
+        protected = ProtectedAction(action.label, action.questions)
+        ledger = self.ledger
+
+        if action.hook:
+
+            async def run_approved(tool_context: ToolContext) -> str:
+                ledger.record(action.label, path, tool_context.tool_use["toolUseId"])
+                return f"{action.label}: done"
+
+            handler = run_approved
+        else:
+
+            async def run(tool_context: ToolContext) -> str:
+                def ask(name: str, why: Any) -> Any:
+                    return tool_context.interrupt(name, reason=why)
+
+                return protected.perform(
+                    ask, ledger, agent=path, tool_use_id=tool_context.tool_use["toolUseId"]
+                )
+
+            handler = run
+        # async, so the SDK runs it on its event loop rather than in a worker thread: concurrent
+        # tool calls then interleave the same way on every run (a deterministic history)
+        handler.__doc__ = f"Protected action {action.label}: runs only with a human's approval."
+        # the SDK reads the annotations at run time; this module's are strings (PEP 563)
+        handler.__annotations__ = {"tool_context": ToolContext, "return": str}
+        return tool(name=action.tool, context=True)(handler)
+
+    def _record_event(self, **payload: Any) -> None:
+        kept = {key: value for key, value in payload.items() if key not in UNSTABLE_KEYS}
+        text = json.dumps(kept, default=_opaque, sort_keys=True, ensure_ascii=False)
+        self.public_events.append(json.loads(_scrub(text)))
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def run(self, prompt: str) -> Observation:
+        return self._step(prompt)
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
+        content = [
+            {"interruptResponse": {"interruptId": pending.id, "response": response}}
+            for pending, response in responses
+        ]
+        return self._step(content)
+
+    def _step(self, prompt: Any) -> Observation:
+        errors = _ErrorLog()
+        sdk_logger = logging.getLogger("strands")
+        sdk_logger.addHandler(errors)
+        try:
+            result = self.root(prompt)
+        except Exception as failure:  # the SDK's failure is an observation, not a crash
+            return Observation(
+                stop_reason=None,
+                pending=(),
+                error=f"{type(failure).__name__}: {failure}",
+            )
+        finally:
+            sdk_logger.removeHandler(errors)
+        pending = tuple(
+            PendingInterrupt(
+                id=interrupt.id,
+                name=interrupt.name,
+                reason=interrupt.reason,
+                label=label_of(interrupt.reason),
+                response=interrupt.response,
+            )
+            for interrupt in (result.interrupts or ())
+        )
+        text = None
+        if result.stop_reason == "end_turn":
+            blocks = result.message.get("content", [])
+            text = strip_marker("".join(b["text"] for b in blocks if "text" in b))
+        return Observation(
+            stop_reason=str(result.stop_reason),
+            pending=pending,
+            final_answer=text,
+            error=errors.messages[0] if errors.messages else None,
+        )
+
+    def restart(self) -> str | None:
+        try:
+            self.root = self._build()
+        except Exception as failure:
+            return f"{type(failure).__name__}: {failure}"
+        return None
+
+    def corrupt(self, corruption: str, which: int) -> str:
+        return self.store.corrupt(corruption, which)  # type: ignore[arg-type]
+
+    def executions(self) -> list[dict[str, Any]]:
+        return self.ledger.executions()
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self.journal.records()
+
+    def events(self) -> list[dict[str, Any]]:
+        return self.public_events.records()
+
+    def stored(self) -> Stored:
+        continuations = tuple(
+            StoredContinuation(
+                owner=self.callee.get(str(entry.path[-1]), f"call {entry.path[-1]}"),
+                size=entry.size,
+            )
+            for entry in self.store.continuations()
+        )
+        root = json.loads(self.store.get(_root_agent_file(self.scenario.tree.name)) or b"{}")
+        record = (root.get("_internal_state") or {}).get("interrupt_state")
+        record_bytes = None if record is None else len(_compact(record))
+        return Stored(continuations=continuations, record_bytes=record_bytes)
+
+
+def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
+    from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
+
+    by_tool = {action.tool: action for action in actions}
+
+    class ApprovalHook(HookProvider):  # type: ignore[misc]
+        def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+            registry.add_callback(BeforeToolCallEvent, self.ask)
+
+        def ask(self, event: BeforeToolCallEvent) -> None:
+            action = by_tool.get(event.tool_use["name"])
+            if action is None:
+                return
+            for number in range(1, action.questions + 1):
+                answer = event.interrupt(
+                    question_name(number), reason=reason(action.label, number, action.questions)
+                )
+                if answer != APPROVE:
+                    event.cancel_tool = f"{action.label}: refused"
+                    return
+
+    del path
+    return ApprovalHook()
+
+
+def _agent_id(path: str) -> str:
+    return path.replace("/", "--")
+
+
+def _root_agent_file(name: str) -> str:
+    agent_id = _agent_id(name)
+    return f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
+
+
+def _scrub(text: str) -> str:
+    """Per-run identity (uuids, timestamps) replaced, so the same run records the same events."""
+    return TIMESTAMP.sub("<timestamp>", UUID.sub("<uuid>", text))
+
+
+def _opaque(value: Any) -> str:
+    return f"<{type(value).__name__}>"
+
+
+def _compact(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

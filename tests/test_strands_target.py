@@ -1,0 +1,156 @@
+"""The real Strands Agents SDK as a target: each regression file runs on the installed release,
+and what it violates is exactly what that release's findings file records.
+
+These tests need ``strands-agents`` (tox installs it: the default environments the latest pinned
+release, ``strands-1.58`` and ``strands-1.59`` the older ones).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import strands
+from strands.models import Model
+
+from fakes.log import AppendOnlyLog
+from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
+from harness.checkers import check
+from harness.findings import findings_path, load_findings
+from harness.runner import run_scenario
+from harness.targets.strands import (
+    StrandsContinuationFormat,
+    StrandsTarget,
+    model_class,
+    sdk_version,
+)
+from scenarios.loading import load_scenario, parse_scenario, regression_files
+
+FILES = regression_files()
+TARGET = StrandsTarget()
+VERSION = TARGET.info.version
+RECORDED = load_findings("strands", VERSION)
+
+
+def test_the_installed_release_has_a_findings_file() -> None:
+    assert sdk_version() == VERSION
+    assert findings_path("strands", VERSION).exists(), (
+        f"no findings file for strands {VERSION}: run `python -m harness check --target strands`"
+        " and record what it finds (with a one-line explanation each) before adding the release"
+    )
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
+def test_each_regression_violates_exactly_what_is_recorded_for_this_release(path: Path) -> None:
+    history = run_scenario(TARGET, load_scenario(path), path.stem)
+    seen = {violation.invariant for violation in check(history)}
+    recorded = {f.invariant for f in RECORDED if f.scenario == path.stem}
+    if history.not_applicable:
+        assert not recorded, f"{path.stem} is recorded but cannot run on strands {VERSION}"
+        assert {"corruption"} <= set(history.not_applicable)
+        return
+    assert seen == recorded, f"strands {VERSION} on {path.stem}"
+
+
+def test_histories_are_deterministic() -> None:
+    path = next(path for path in FILES if path.stem == "partial-answers")
+    first = run_scenario(TARGET, load_scenario(path), path.stem).dumps()
+    second = run_scenario(TARGET, load_scenario(path), path.stem).dumps()
+    assert first == second
+
+
+def test_the_fake_model_is_a_real_strands_model_and_drives_a_real_agent(tmp_path: Path) -> None:
+    journal = AppendOnlyLog(tmp_path / "journal.jsonl")
+    script = AgentScript(default=(Answer("hello"),))
+    model = model_class()(ScriptedModel("solo", script, journal, stateful_provider=True))
+    assert isinstance(model, Model)
+    agent = strands.Agent(model=model, callback_handler=None)
+    result = agent("hi")
+    assert result.stop_reason == "end_turn"
+    assert str(result).strip().endswith("hello")
+    [request] = journal.records()
+    assert request["agent"] == "solo"
+    assert request["messages"] == 1
+    assert agent._model_state["response_id"].startswith("resp-")  # written back by the SDK
+
+
+def test_a_tool_call_turn_runs_a_real_tool(tmp_path: Path) -> None:
+    ran: list[str] = []
+
+    @strands.tool
+    def ping() -> str:
+        """Ping."""
+        ran.append("ping")
+        return "pong"
+
+    script = AgentScript(default=(CallTools((ToolCall("ping", "t-1"),)), Answer("done")))
+    journal = AppendOnlyLog(tmp_path / "journal.jsonl")
+    model = model_class()(ScriptedModel("solo", script, journal))
+    agent = strands.Agent(model=model, tools=[ping], callback_handler=None)
+    assert agent("go").stop_reason == "end_turn"
+    assert ran == ["ping"]
+    assert [record["turn"] for record in journal.records()] == [0, 1]
+
+
+def hooked_scenario(response: str) -> dict[str, object]:
+    return {
+        "description": "a protected action asked by a BeforeToolCallEvent hook",
+        "source": "tests",
+        "tree": {
+            "name": "orchestrator",
+            "turns": [[{"tool": "clerk", "id": "call-1"}]],
+            "sub_agents": [
+                {
+                    "name": "clerk",
+                    "actions": [{"tool": "stamp", "label": "stamp", "hook": True}],
+                    "turns": [[{"tool": "stamp", "id": "call-1"}]],
+                }
+            ],
+        },
+        "steps": [{"run": "stamp it"}, "restart", {"answer": {"stamp": response}}],
+    }
+
+
+@pytest.mark.parametrize(("response", "runs"), [("approve", 1), ("deny", 0)])
+def test_hook_interrupts_ask_before_the_tool_runs(response: str, runs: int) -> None:
+    scenario = parse_scenario(hooked_scenario(response), "hooked")
+    history = run_scenario(TARGET, scenario, "hooked")
+    first = history.steps[0]
+    assert [item["label"] for item in first.pending] == ["stamp"]
+    assert len(history.steps[2].executions) == runs
+
+
+def test_public_events_are_recorded_without_run_identity() -> None:
+    path = next(path for path in FILES if path.stem == "event-payload")
+    history = run_scenario(TARGET, load_scenario(path), path.stem)
+    events = [event for step in history.steps for event in step.events]
+    assert events, "the callback handler saw nothing"
+    text = json.dumps(events)
+    assert "canary-3b1f9e7c-private-state" not in text
+    assert "<uuid>" in text or "tracking_id" not in text
+
+
+def test_stored_turns_are_found_where_the_release_keeps_them() -> None:
+    path = next(path for path in FILES if path.stem == "colliding-ids")
+    history = run_scenario(TARGET, load_scenario(path), path.stem)
+    stored = history.steps[0].stored
+    assert stored is not None
+    if "continuation_bytes" in TARGET.info.capabilities:  # 1.59 and later
+        owners = sorted(entry["owner"] for entry in stored["continuations"])
+        assert owners == ["worker_a", "worker_b"]
+        assert all(entry["size"] > 200 for entry in stored["continuations"])
+        assert history.steps[-1].stored is not None
+        assert history.steps[-1].stored["continuations"] == []
+    else:  # 1.58: the SDK keeps no turn; nothing may be claimed
+        assert stored["continuations"] == []
+        assert "corruption" not in TARGET.info.capabilities
+
+
+def test_the_continuation_format_damages_a_strands_snapshot_shape() -> None:
+    entry = {"schema_version": "1.0", "created_at": "x", "data": {"messages": []}}
+    damaged = StrandsContinuationFormat().damage("previous_shape", json.loads(json.dumps(entry)))
+    assert damaged == {"session_snapshot": {"messages": []}}
+    document = {"a": {"context": {"sub_agent_interrupted_turns": {"t2": entry, "t1": entry}}}}
+    paths = StrandsContinuationFormat().locate(document)
+    assert [path[-1] for path in paths] == ["t1", "t2"]
