@@ -1,7 +1,8 @@
 """``python -m harness``: check targets against the scenarios, run one scenario, list targets.
 
-Exit codes: 0 every invariant holds, 1 violations, 2 bad input (a malformed scenario file, an
-unknown target, a bad option), reported as one line naming the file, the field and what was
+Exit codes: 0 every invariant holds (or every violation is a recorded finding, and every
+recorded finding still shows), 1 otherwise, 2 bad input (a malformed scenario or findings file,
+an unknown target, a bad option), reported as one line naming the file, the field and what was
 expected, before anything runs and before any report is written.
 """
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
@@ -92,7 +93,14 @@ def merge(documents: Iterable[Document]) -> Document:
         for key in ("cells", "scenarios", "findings"):
             merged[key].update(document[key])
         merged["passes"] = merged["passes"] and document["passes"]
+    merged["targets"].sort(key=_column_order)
     return merged
+
+
+def _column_order(target: dict[str, Any]) -> tuple[bool, str, tuple[int, ...]]:
+    """The reference first, then each target's releases oldest to newest."""
+    numbers = tuple(int(part) for part in re.findall(r"\d+", str(target["version"])))
+    return (target["name"] != "reference", str(target["name"]), numbers)
 
 
 def dumps(document: Document) -> str:
@@ -174,14 +182,18 @@ def _findings(verdict: dict[str, Any] | None, name: str) -> list[str]:
         ("disappeared", "recorded findings that no longer show"),
     )
     for key, title in sections:
-        if verdict[key]:
-            lines += [f"## {name}: {title}", ""]
-            lines += [
-                f"- **{item['invariant']}** `{item['scenario']}`"
-                + (f": {item['explanation']}" if "explanation" in item else "")
-                for item in verdict[key]
-            ]
-            lines.append("")
+        if not verdict[key]:
+            continue
+        grouped: dict[tuple[str, str], list[str]] = {}
+        for item in verdict[key]:
+            where = (item["scenario"], item.get("explanation", ""))
+            grouped.setdefault(where, []).append(item["invariant"])
+        lines += [f"## {name}: {title}", ""]
+        lines += [
+            f"- **{', '.join(invariants)}** `{scenario}`" + (f": {why}" if why else "")
+            for (scenario, why), invariants in grouped.items()
+        ]
+        lines.append("")
     return lines
 
 

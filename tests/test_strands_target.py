@@ -108,7 +108,7 @@ def hooked_scenario(response: str) -> dict[str, object]:
                 }
             ],
         },
-        "steps": [{"run": "stamp it"}, "restart", {"answer": {"stamp": response}}],
+        "steps": [{"run": "stamp it"}, {"answer": {"stamp": response}}],
     }
 
 
@@ -118,7 +118,8 @@ def test_hook_interrupts_ask_before_the_tool_runs(response: str, runs: int) -> N
     history = run_scenario(TARGET, scenario, "hooked")
     first = history.steps[0]
     assert [item["label"] for item in first.pending] == ["stamp"]
-    assert len(history.steps[2].executions) == runs
+    assert len(history.steps[1].executions) == runs
+    assert history.steps[1].observed["stop_reason"] == "end_turn"
 
 
 def test_public_events_are_recorded_without_run_identity() -> None:

@@ -1,0 +1,89 @@
+"""Reports: rendered from the JSON document, mergeable across runs, written atomically."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.conformance import judge
+from harness.report import conformance_document, markdown, merge
+from harness.targets.reference import ReferenceTarget
+from scenarios.loading import load_all, regression_files
+
+
+def reference_document() -> dict[str, object]:
+    scenarios = load_all(regression_files()[:3])
+    return conformance_document(judge([ReferenceTarget()], scenarios))
+
+
+def renamed(document: dict[str, object], name: str, version: str) -> dict[str, object]:
+    text = json.dumps(document).replace('"reference 0.1.0"', f'"{name} {version}"')
+    copy = json.loads(text)
+    copy["targets"] = [{**copy["targets"][0], "name": name, "version": version}]
+    return copy  # type: ignore[no-any-return]
+
+
+def test_merge_puts_the_reference_first_then_releases_oldest_to_newest() -> None:
+    document = reference_document()
+    newer = renamed(document, "sdk", "1.10.0")
+    older = renamed(document, "sdk", "1.9.2")
+    merged = merge([newer, document, older])
+    columns = [f"{t['name']} {t['version']}" for t in merged["targets"]]
+    assert columns == ["reference 0.1.0", "sdk 1.9.2", "sdk 1.10.0"]
+    header = next(line for line in markdown(merged).splitlines() if line.startswith("| invariant"))
+    assert header == "| invariant | reference 0.1.0 | sdk 1.9.2 | sdk 1.10.0 |"
+
+
+def test_merge_fails_when_any_run_failed() -> None:
+    document = reference_document()
+    failed = {**renamed(document, "sdk", "2.0"), "passes": False}
+    assert merge([document])["passes"] is True
+    assert merge([document, failed])["passes"] is False
+    assert "**fails**" in markdown(merge([document, failed]))
+
+
+def test_findings_are_grouped_by_scenario_and_explanation() -> None:
+    document = renamed(reference_document(), "sdk", "1.0")
+    why = "the stored turn is dropped"
+    document["findings"] = {
+        "sdk 1.0": {
+            "expected": [
+                {"scenario": "s", "invariant": "I3", "explanation": why},
+                {"scenario": "s", "invariant": "I9", "explanation": why},
+            ],
+            "new": [{"scenario": "t", "invariant": "I1"}],
+            "disappeared": [],
+        }
+    }
+    text = markdown(document)
+    assert f"- **I3, I9** `s`: {why}" in text
+    assert "## sdk 1.0: NEW violations (not in its findings file)" in text
+    assert "- **I1** `t`" in text
+
+
+def test_the_report_command_merges_files(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    document = reference_document()
+    first.write_text(json.dumps(document), encoding="utf-8")
+    second.write_text(json.dumps(renamed(document, "sdk", "3.1")), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["report", str(first), str(second), "--reports", str(out)]) == 0
+    merged = json.loads((out / "conformance.json").read_text(encoding="utf-8"))
+    assert [t["name"] for t in merged["targets"]] == ["reference", "sdk"]
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [("{not json", "not JSON"), ('{"a": 1}', "not a conformance report")],
+)
+def test_the_report_command_refuses_what_is_not_a_report(
+    tmp_path: Path, content: str, problem: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "x.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["report", str(path), "--reports", str(tmp_path / "out")]) == 2
+    assert problem in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
