@@ -21,6 +21,7 @@ from harness.checkers import CHECKERS, applicable
 from harness.conformance import judge
 from harness.findings import FindingsFileError, load_findings
 from harness.history import StepRecord
+from harness.isolation import ProcessIsolated
 from harness.report import conformance_document, dumps, markdown, merge, write_atomically
 from harness.runner import run_scenario
 from harness.targets import registry
@@ -87,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help=f"a scenario file or a folder of them (repeatable; default: {_shown(REGRESSIONS)})",
     )
+    _isolation_option(check)
     check.add_argument(
         "--reports",
         type=Path,
@@ -103,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("file", type=Path, metavar="FILE", help="a scenario file (YAML or JSON)")
     run.add_argument("--target", default="reference", metavar="T", help="default: reference")
     run.add_argument("--json", action="store_true", help="print the whole history as JSON")
+    _isolation_option(run)
 
     report = commands.add_parser(
         "report",
@@ -123,6 +126,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _isolation_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--isolation",
+        choices=("in-process", "process"),
+        default="in-process",
+        help="process: run every step in a fresh Python process, as a stateless function host "
+        "would (default: in-process)",
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         arguments = build_parser().parse_args(argv)
@@ -138,12 +151,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BAD_INPUT
 
 
-def _targets_named(names: Sequence[str] | None) -> list[Target]:
-    chosen = names or list(registry.available())
+def _targets_named(names: Sequence[str] | None, isolation: str = "in-process") -> list[Target]:
+    chosen = list(dict.fromkeys(names or registry.available()))
     try:
-        return [registry.get(name) for name in dict.fromkeys(chosen)]
+        targets = [registry.get(name) for name in chosen]
     except registry.UnknownTarget as unknown:
         raise BadInput(f"--target: {unknown.args[0]}") from None
+    if isolation == "process":
+        return [ProcessIsolated(name, target) for name, target in zip(chosen, targets, strict=True)]
+    return targets
 
 
 def _scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:
@@ -169,10 +185,10 @@ def _load(path: Path) -> Scenario:
 
 
 def _check(arguments: argparse.Namespace) -> int:
-    targets = _targets_named(arguments.target)
+    targets = _targets_named(arguments.target, arguments.isolation)
     for target in targets:
         try:
-            load_findings(target.info.name, target.info.version)
+            load_findings(target.info.findings_name, target.info.version)
         except FindingsFileError as problem:
             raise BadInput(str(problem)) from None
     scenarios = _scenarios_from(arguments.scenarios)
@@ -210,7 +226,7 @@ def _report(arguments: argparse.Namespace) -> int:
 
 
 def _run(arguments: argparse.Namespace) -> int:
-    target = _targets_named([arguments.target])[0]
+    target = _targets_named([arguments.target], arguments.isolation)[0]
     scenario = _load(arguments.file)
     history = run_scenario(target, scenario, arguments.file.stem)
     verdicts = {

@@ -58,7 +58,12 @@ def judge(
     for target in targets:
         info = target.info
         result.targets.append(
-            {"name": info.name, "version": info.version, "capabilities": sorted(info.capabilities)}
+            {
+                "name": info.name,
+                "version": info.version,
+                "capabilities": sorted(info.capabilities),
+                "isolation": info.isolation,
+            }
         )
         histories: dict[str, History] = {}
         found: dict[str, list[tuple[str, Violation]]] = {checker.id: [] for checker in CHECKERS}
@@ -76,7 +81,7 @@ def judge(
         result.histories[info.name] = histories
         seen = {(name, violation.invariant) for cell in found.values() for name, violation in cell}
         verdict = judge_findings(
-            seen, load_findings(info.name, info.version), [name for name, _ in scenarios]
+            seen, load_findings(info.findings_name, info.version), [name for name, _ in scenarios]
         )
         result.verdicts[info.name] = verdict
         recorded = {(finding.scenario, finding.invariant) for finding in verdict.expected}

@@ -30,11 +30,12 @@ Document = dict[str, Any]
 
 
 def column(target: dict[str, Any]) -> str:
-    return f"{target['name']} {target['version']}"
+    isolated = " [process]" if target.get("isolation") == "process" else ""
+    return f"{target['name']} {target['version']}{isolated}"
 
 
 def conformance_document(result: Conformance) -> Document:
-    columns = {target["name"]: column(target) for target in result.targets}
+    columns = {target["name"]: column(target) for target in result.targets}  # one per name
     return {
         "targets": result.targets,
         "checkers": [

@@ -41,16 +41,22 @@ def test_the_installed_release_has_a_findings_file() -> None:
     )
 
 
+@pytest.mark.parametrize("session_manager", ["file", "snapshot"])
 @pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
-def test_each_regression_violates_exactly_what_is_recorded_for_this_release(path: Path) -> None:
-    history = run_scenario(TARGET, load_scenario(path), path.stem)
+def test_each_regression_violates_exactly_what_is_recorded_for_this_release(
+    path: Path, session_manager: str
+) -> None:
+    """With either session manager: the findings do not depend on how sessions are stored."""
+    target = StrandsTarget(session_manager)
+    assert target.info.findings_name == "strands"
+    history = run_scenario(target, load_scenario(path), path.stem)
     seen = {violation.invariant for violation in check(history)}
     recorded = {f.invariant for f in RECORDED if f.scenario == path.stem}
     if history.not_applicable:
         assert not recorded, f"{path.stem} is recorded but cannot run on strands {VERSION}"
         assert {"corruption"} <= set(history.not_applicable)
         return
-    assert seen == recorded, f"strands {VERSION} on {path.stem}"
+    assert seen == recorded, f"strands {VERSION} ({session_manager} sessions) on {path.stem}"
 
 
 def test_histories_are_deterministic() -> None:

@@ -103,6 +103,13 @@ class TargetInfo:
     capabilities: frozenset[str]
     description: str = ""
     corruptions: frozenset[str] = field(default_factory=frozenset)
+    isolation: str = "in-process"  # or "process": every step in a fresh process
+    findings_of: str | None = None  # a target whose findings file this one must match too
+
+    @property
+    def findings_name(self) -> str:
+        """The name its expected findings are recorded under."""
+        return self.findings_of or self.name
 
 
 class Target(Protocol):

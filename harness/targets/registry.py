@@ -36,7 +36,17 @@ def _strands() -> Target:
     return StrandsTarget()
 
 
-BUILT_IN: Final[dict[str, Callable[[], Target]]] = {"reference": _reference, "strands": _strands}
+def _strands_snapshot() -> Target:
+    from harness.targets.strands import StrandsTarget
+
+    return StrandsTarget(session_manager="snapshot")
+
+
+BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
+    "reference": _reference,
+    "strands": _strands,
+    "strands-snapshot": _strands_snapshot,
+}
 
 
 def available() -> dict[str, Callable[[], Target]]:
@@ -44,7 +54,7 @@ def available() -> dict[str, Callable[[], Target]]:
     found: dict[str, Callable[[], Target]] = {
         name: build
         for name, build in BUILT_IN.items()
-        if name != "strands" or find_spec("strands") is not None
+        if not name.startswith("strands") or find_spec("strands") is not None
     }
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         if entry_point.name not in found:

@@ -12,13 +12,15 @@ have a ``FileSessionManager`` (or, with ``session_manager="snapshot"``, a
 ``SnapshotSessionManager`` on ``LocalFileStorage``) under the work directory.  A restart drops
 every object and builds the tree again; the SDK restores each agent from its session.
 
-What is observed is what a user sees: the ``AgentResult`` (stop reason, interrupts, text), the
-payloads the callback handler receives, errors raised or logged at ERROR by the SDK, the ledger,
-the journal, and the bytes of the stored turns in the session files.
+What is observed is what a user sees: the ``AgentResult`` (stop reason, interrupts, text), every
+event ``stream_async`` yields and every payload the callback handler receives (both public),
+errors raised or logged at ERROR by the SDK, the ledger, the journal, and the bytes of the
+stored turns in the session files.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -81,8 +83,17 @@ def sdk_version() -> str | None:
         return None
 
 
+SESSION_MANAGERS: Final = {
+    "file": "FileSessionManager (a message log per agent)",
+    "snapshot": "SnapshotSessionManager on LocalFileStorage (one snapshot blob per agent)",
+}
+
+
 class StrandsTarget:
-    def __init__(self) -> None:
+    def __init__(self, session_manager: str = "file") -> None:
+        if session_manager not in SESSION_MANAGERS:
+            raise ValueError(f"session_manager must be one of {sorted(SESSION_MANAGERS)}")
+        self.session_manager = session_manager
         installed = sdk_version()
         if installed is None:
             raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[strands]')")
@@ -91,15 +102,18 @@ class StrandsTarget:
             # before 1.59 the SDK stores no sub-agent turn: nothing to measure or to corrupt
             capabilities -= {"corruption", "continuation_bytes"}
         self.info = TargetInfo(
-            name="strands",
+            name="strands" if session_manager == "file" else f"strands-{session_manager}",
             version=installed,
             capabilities=capabilities,
-            description=f"the real {DISTRIBUTION} SDK from PyPI, with the scripted fake model",
+            description=f"the real {DISTRIBUTION} SDK from PyPI, with the scripted fake model; "
+            f"sessions: {SESSION_MANAGERS[session_manager]}",
             corruptions=frozenset(CORRUPTIONS) if "corruption" in capabilities else frozenset(),
+            # the session manager must not change what the SDK gets right or wrong
+            findings_of=None if session_manager == "file" else "strands",
         )
 
     def start(self, scenario: scenario_model.Scenario, workdir: Path) -> StrandsSession:
-        return StrandsSession(scenario, workdir)
+        return StrandsSession(scenario, workdir, self.session_manager)
 
 
 class FakeStrandsModel:
@@ -238,7 +252,7 @@ class DirectoryStore:
         if not self.root.exists():
             return []
         return sorted(
-            str(path.relative_to(self.root)) for path in self.root.rglob("*.json") if path.is_file()
+            str(path.relative_to(self.root)) for path in self.root.rglob("*") if path.is_file()
         )
 
 
@@ -254,8 +268,11 @@ class _ErrorLog(logging.Handler):
 
 
 class StrandsSession:
-    def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
+    def __init__(
+        self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
+    ) -> None:
         self.scenario = scenario
+        self.session_manager_kind = session_manager
         self.agents = agents_by_path(scenario.tree)
         self.sessions_dir = workdir / "sessions"
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -316,6 +333,12 @@ class StrandsSession:
         )
 
     def _session_manager(self, path: str) -> Any:
+        if self.session_manager_kind == "snapshot":
+            from strands.session.snapshot_session_manager import SnapshotSessionManager
+            from strands.storage import LocalFileStorage
+
+            storage = LocalFileStorage(base_dir=str(self.sessions_dir))
+            return SnapshotSessionManager(session_id=_agent_id(path), storage=storage)
         from strands.session.file_session_manager import FileSessionManager
 
         return FileSessionManager(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
@@ -352,9 +375,21 @@ class StrandsSession:
         return tool(name=action.tool, context=True)(handler)
 
     def _record_event(self, **payload: Any) -> None:
+        self._record("callback", payload)
+
+    def _record(self, via: str, payload: dict[str, Any]) -> None:
         kept = {key: value for key, value in payload.items() if key not in UNSTABLE_KEYS}
-        text = json.dumps(kept, default=_opaque, sort_keys=True, ensure_ascii=False)
+        text = json.dumps({via: kept}, default=_opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(_scrub(text)))
+
+    async def _stream(self, prompt: Any) -> Any:
+        """Invoke the root through ``stream_async``, recording every event it yields."""
+        result = None
+        async for event in self.root.stream_async(prompt):
+            if "result" in event:
+                result = event["result"]
+            self._record("stream", event)
+        return result
 
     # -- steps ----------------------------------------------------------------------------
 
@@ -373,7 +408,7 @@ class StrandsSession:
         sdk_logger = logging.getLogger("strands")
         sdk_logger.addHandler(errors)
         try:
-            result = self.root(prompt)
+            result = asyncio.run(self._stream(prompt))
         except Exception as failure:  # the SDK's failure is an observation, not a crash
             return Observation(
                 stop_reason=None,
@@ -403,6 +438,17 @@ class StrandsSession:
             error=errors.messages[0] if errors.messages else None,
         )
 
+    def _root_interrupt_record(self) -> Any:
+        """The orchestrator's persisted interrupt state, where this session manager keeps it."""
+        agent_id = _agent_id(self.scenario.tree.name)
+        if self.session_manager_kind == "snapshot":
+            key = f"session/{agent_id}/scopes/agent/{agent_id}/snapshots/snapshot_latest.json"
+            document = json.loads(self.store.get(key) or b"{}")
+            return (document.get("data") or {}).get("interrupt_state")
+        key = f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
+        document = json.loads(self.store.get(key) or b"{}")
+        return (document.get("_internal_state") or {}).get("interrupt_state")
+
     def restart(self) -> str | None:
         try:
             self.root = self._build()
@@ -430,8 +476,7 @@ class StrandsSession:
             )
             for entry in self.store.continuations()
         )
-        root = json.loads(self.store.get(_root_agent_file(self.scenario.tree.name)) or b"{}")
-        record = (root.get("_internal_state") or {}).get("interrupt_state")
+        record = self._root_interrupt_record()
         record_bytes = None if record is None else len(_compact(record))
         return Stored(continuations=continuations, record_bytes=record_bytes)
 
@@ -463,11 +508,6 @@ def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
 
 def _agent_id(path: str) -> str:
     return path.replace("/", "--")
-
-
-def _root_agent_file(name: str) -> str:
-    agent_id = _agent_id(name)
-    return f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
 
 
 def _scrub(text: str) -> str:

@@ -1,0 +1,164 @@
+"""Process isolation: every step of a scenario in a fresh Python process.
+
+This is what a stateless function host does: each invocation starts from nothing but what was
+persisted.  ``ProcessIsolated(name, target)`` wraps any target whose sessions rebuild themselves
+from their work directory (the reference and strands targets do): each step runs
+``python -m harness.isolation NAME WORKDIR`` with the step on standard input, which builds the
+target's session from the work directory, performs the one step, and prints what it observed
+together with the ledger, journal, events and stored sizes.  Nothing survives between steps but
+files, so a restart step has nothing left to drop.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any, Final
+
+from harness.targets.base import (
+    Observation,
+    PendingInterrupt,
+    Stored,
+    StoredContinuation,
+    Target,
+    TargetInfo,
+)
+from scenarios.model import Scenario
+
+SCENARIO_FILE: Final = "scenario.json"
+ROOT: Final = Path(__file__).resolve().parent.parent
+
+
+class WorkerFailed(RuntimeError):
+    """The step's process crashed instead of reporting (a harness or SDK bug, never hidden)."""
+
+
+class ProcessIsolated:
+    def __init__(self, name: str, target: Target) -> None:
+        self.name = name
+        self.info: TargetInfo = replace(
+            target.info,
+            isolation="process",
+            description=f"{target.info.description} (each step in a fresh process)",
+        )
+
+    def start(self, scenario: Scenario, workdir: Path) -> ProcessSession:
+        return ProcessSession(self.name, scenario, workdir)
+
+
+class ProcessSession:
+    def __init__(self, name: str, scenario: Scenario, workdir: Path) -> None:
+        self.name = name
+        self.workdir = workdir
+        (workdir / SCENARIO_FILE).write_text(scenario.model_dump_json(), encoding="utf-8")
+        self.last: dict[str, Any] = self._call({"op": "start"})
+
+    def run(self, prompt: str) -> Observation:
+        return _observation(self._call({"op": "run", "prompt": prompt})["observation"])
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
+        sent = [[asdict(pending), response] for pending, response in responses]
+        return _observation(self._call({"op": "answer", "responses": sent})["observation"])
+
+    def restart(self) -> str | None:
+        error: str | None = self._call({"op": "start"})["error"]
+        return error
+
+    def corrupt(self, corruption: str, which: int) -> str:
+        note: str = self._call({"op": "corrupt", "corruption": corruption, "which": which})["note"]
+        return note
+
+    def executions(self) -> list[dict[str, Any]]:
+        return list(self.last["executions"])
+
+    def requests(self) -> list[dict[str, Any]]:
+        return list(self.last["requests"])
+
+    def events(self) -> list[dict[str, Any]]:
+        return list(self.last["events"])
+
+    def stored(self) -> Stored:
+        stored = self.last["stored"]
+        return Stored(
+            continuations=tuple(StoredContinuation(**item) for item in stored["continuations"]),
+            record_bytes=stored["record_bytes"],
+        )
+
+    def _call(self, request: dict[str, Any]) -> dict[str, Any]:
+        path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+        finished = subprocess.run(
+            [sys.executable, "-m", "harness.isolation", self.name, str(self.workdir)],
+            input=json.dumps(request),
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": path},
+            check=False,
+        )
+        if finished.returncode != 0:
+            lines = finished.stderr.strip().splitlines() or ["(no output)"]
+            raise WorkerFailed(f"step process exited {finished.returncode}: {lines[-1]}")
+        reply: dict[str, Any] = json.loads(finished.stdout)
+        self.last = reply
+        return reply
+
+
+def _observation(data: dict[str, Any]) -> Observation:
+    return Observation(
+        stop_reason=data["stop_reason"],
+        pending=tuple(PendingInterrupt(**item) for item in data["pending"]),
+        final_answer=data["final_answer"],
+        error=data["error"],
+    )
+
+
+def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
+    """One step in this process: build the session from ``workdir``, act, report."""
+    from fakes.corruption import CorruptionNotApplicable
+    from harness.targets import registry
+
+    scenario = Scenario.model_validate_json((workdir / SCENARIO_FILE).read_text(encoding="utf-8"))
+    reply: dict[str, Any] = {"error": None, "note": None, "observation": None}
+    try:
+        session = registry.get(name).start(scenario, workdir)
+    except Exception as failure:  # a rebuild that fails is what the step observed
+        error = f"{type(failure).__name__}: {failure}"
+        reply["error"] = error
+        reply["observation"] = asdict(Observation(stop_reason=None, error=error))
+        reply.update(executions=[], requests=[], events=[], stored=asdict(Stored()))
+        return reply
+    op = request["op"]
+    if op == "run":
+        reply["observation"] = asdict(session.run(request["prompt"]))
+    elif op == "answer":
+        responses = [
+            (PendingInterrupt(**pending), answer) for pending, answer in request["responses"]
+        ]
+        reply["observation"] = asdict(session.answer(responses))
+    elif op == "corrupt":
+        try:
+            reply["note"] = session.corrupt(request["corruption"], request["which"])
+        except CorruptionNotApplicable as nothing:
+            reply["note"] = f"nothing corrupted: {nothing}"
+    reply.update(
+        executions=session.executions(),
+        requests=session.requests(),
+        events=session.events(),
+        stored=asdict(session.stored()),
+    )
+    return reply
+
+
+def main(argv: Sequence[str]) -> int:
+    name, workdir = argv
+    request = json.loads(sys.stdin.read())
+    json.dump(worker(name, Path(workdir), request), sys.stdout, ensure_ascii=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

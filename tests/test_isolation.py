@@ -1,0 +1,63 @@
+"""Process isolation: every step in a fresh process sees the same as the in-process run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.checkers import check
+from harness.cli import main
+from harness.history import History
+from harness.isolation import ProcessIsolated, worker
+from harness.runner import run_scenario
+from harness.targets import registry
+from scenarios.loading import load_scenario, regression_files
+
+COLLIDING = next(path for path in regression_files() if path.stem == "colliding-ids")
+
+
+def observable(history: History) -> list[tuple[Any, ...]]:
+    return [
+        (
+            step.kind,
+            step.observed.get("stop_reason"),
+            sorted((item["label"], item["id"]) for item in step.pending),
+            sorted(record["action"] for record in step.executions),
+            [(r["agent"], r["turn"], r["messages"], r["model_state"]) for r in step.requests],
+            step.stored,
+        )
+        for step in history.steps
+    ]
+
+
+@pytest.mark.parametrize("name", ["reference", "strands"])
+def test_a_scenario_run_step_by_step_in_fresh_processes_matches_the_in_process_run(
+    name: str,
+) -> None:
+    scenario = load_scenario(COLLIDING)
+    in_process = run_scenario(registry.get(name), scenario, COLLIDING.stem)
+    isolated_target = ProcessIsolated(name, registry.get(name))
+    isolated = run_scenario(isolated_target, scenario, COLLIDING.stem)
+    assert isolated.target["name"] == name
+    assert observable(isolated) == observable(in_process)
+    assert check(isolated) == []
+
+
+def test_a_rebuild_that_fails_is_reported_as_the_step_error(tmp_path: Path) -> None:
+    scenario = load_scenario(COLLIDING)
+    (tmp_path / "scenario.json").write_text(scenario.model_dump_json(), encoding="utf-8")
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "key-tree").write_text("{not json", encoding="utf-8")
+    reply = worker("reference", tmp_path, {"op": "run", "prompt": "go"})
+    assert reply["error"] is not None
+    assert reply["observation"]["stop_reason"] is None
+    assert reply["executions"] == []
+
+
+def test_the_cli_runs_a_scenario_with_process_isolation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", str(COLLIDING), "--target", "reference", "--isolation", "process"]) == 0
+    assert "ran deploy-b" in capsys.readouterr().out
