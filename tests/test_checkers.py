@@ -174,11 +174,14 @@ def restart(
     }
 
 
-def request(agent_path: str, messages: int, **model_state: Any) -> dict[str, Any]:
+def request(
+    agent_path: str, messages: int, turn: int | None = None, **model_state: Any
+) -> dict[str, Any]:
+    """A journaled model request; by default a one-message request is a call's first turn."""
     return {
         "agent": agent_path,
         "prompt": "go",
-        "turn": 0,
+        "turn": turn if turn is not None else (0 if messages == 1 else 1),
         "messages": messages,
         "model_state": model_state,
     }
@@ -520,29 +523,32 @@ def test_i7_a_continuation_is_still_stored_after_the_turn_ends() -> None:
     assert [(v.step, v.seen) for v in found] == [(3, "stored: worker_b (760 B)")]
 
 
-def test_i7_an_ephemeral_continuation_grows_with_earlier_calls() -> None:
-    def call(size: int) -> list[Step]:
+def test_i7_an_ephemeral_sub_agent_starts_a_later_call_with_earlier_calls_history() -> None:
+    def call(messages: int) -> list[Step]:
         return [
-            run(shows=[ask("deploy-a")], stored=stored(1000, worker_a=size)),
+            run(
+                shows=[ask("deploy-a")],
+                requests=[request("orchestrator/worker_a", messages, turn=0)],
+            ),
             answer("deploy-a", ran=("deploy-a",), stored=stored(48)),
         ]
 
-    found = violations("I7", history(*call(700), *call(760), *call(1500), *call(2300)))
+    found = violations("I7", history(*call(1), *call(1), *call(5), *call(9)))
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
         (
             4,
-            "worker_a's continuation stays near 700 B (as at step 0)",
-            "worker_a's continuation is 1500 B",
+            "orchestrator/worker_a starts each call from its prompt alone (1 message)",
+            "orchestrator/worker_a started a call with 5 messages",
         )
     ]
 
 
-def test_i7_a_preserve_context_sub_agent_may_grow() -> None:
+def test_i7_a_preserve_context_sub_agent_may_carry_its_history() -> None:
     grows = history(
-        run(shows=[ask("invite")], stored=stored(400, secretary=700)),
+        run(shows=[ask("invite")], requests=[request("orchestrator/secretary", 1)]),
         answer("invite", ran=("invite",), stored=stored(48)),
-        run(shows=[ask("invite")], stored=stored(400, secretary=1500)),
+        run(shows=[ask("invite")], requests=[request("orchestrator/secretary", 5, turn=0)]),
         tree=SECRETARY,
     )
 

@@ -287,7 +287,7 @@ def test_restore_refuses_data_missing_any_field(field: str) -> None:
 @pytest.mark.parametrize("field", sorted(continuation.DATA_FIELDS))
 def test_restore_refuses_data_with_any_field_of_the_wrong_type(field: str) -> None:
     entry = store(parked(), owner(), WINDOW)
-    entry["data"][field] = 0
+    entry["data"][field] = "0"
 
     with pytest.raises(ContinuationError, match=f"data.{field} is not a"):
         restore(entry, owner(), WINDOW)

@@ -408,8 +408,8 @@ def test_the_continuations_of_a_stored_tree_are_located_in_a_stable_order() -> N
 
     prefix = ("root", "interrupt_state", "context", "sub_agent_turns")
     assert [(entry.key, entry.path) for entry in found] == [
-        ("tree", (*prefix, "o1")),
-        ("tree", (*prefix, "o2")),
+        ("tree", (*prefix, "1.o1")),
+        ("tree", (*prefix, "1.o2")),
     ]
     assert all(entry.size == len(json.dumps(entry.value, separators=(",", ":"))) for entry in found)
 

@@ -26,8 +26,8 @@ from harness.targets.reference import ActionTool
 
 Message = dict[str, Any]
 CANARY = "canary-7f3a"
-FIRST = tool_interrupt_id("t1", "approval")
-SECOND = tool_interrupt_id("t1", "approval-2")
+FIRST = tool_interrupt_id("1.t1", "approval")
+SECOND = tool_interrupt_id("1.t1", "approval-2")
 
 
 def is_prompt(message: Message) -> bool:
@@ -162,8 +162,8 @@ def test_a_denied_action_runs_nothing() -> None:
 @pytest.mark.parametrize(
     ("responses", "problem"),
     [
-        ({"tool:t9:approval": APPROVE}, "no interrupt"),
-        ({FIRST: APPROVE, "sub:o1:tool:t1:approval": APPROVE}, "no interrupt"),
+        ({"tool:1.t9:approval": APPROVE}, "no interrupt"),
+        ({FIRST: APPROVE, "sub:1.o1:tool:1.t1:approval": APPROVE}, "no interrupt"),
         ({FIRST: None}, "must not be null"),
     ],
 )
@@ -249,7 +249,7 @@ def test_keys_written_by_a_tool_into_the_interrupt_context_survive_parking() -> 
     assert agent.state.interrupt_state.context["note"] == {"written_by": "n1"}
     assert agent.state.copy().interrupt_state.context["note"] == {"written_by": "n1"}
 
-    agent.resume({tool_interrupt_id("n1", "confirm"): "yes"})
+    agent.resume({tool_interrupt_id("1.n1", "confirm"): "yes"})
 
     assert agent.state.interrupt_state.context == {}  # a turn that ends clears it
     assert [r["content"] for r in tool_results(agent)] == [[{"text": "yes"}]]
@@ -403,7 +403,7 @@ def restarted(
     )
 
 
-NESTED = root_visible_id("o1", FIRST)
+NESTED = root_visible_id("1.o1", FIRST)
 
 
 def test_nested_and_ordinary_interrupts_in_one_turn_are_answered_independently() -> None:
@@ -429,13 +429,15 @@ def test_a_sub_agent_asking_again_raises_a_new_root_visible_id_with_no_response(
 
     again = parent.resume({NESTED: APPROVE})
 
-    assert [(i.id, i.response) for i in again.interrupts] == [(root_visible_id("o1", SECOND), None)]
+    assert [(i.id, i.response) for i in again.interrupts] == [
+        (root_visible_id("1.o1", SECOND), None)
+    ]
     assert [(i.id, i.response) for i in parent.state.interrupt_state.pending] == [
-        (root_visible_id("o1", SECOND), None)
+        (root_visible_id("1.o1", SECOND), None)
     ]
     assert ran(ledger) == []
 
-    parent.resume({root_visible_id("o1", SECOND): APPROVE})
+    parent.resume({root_visible_id("1.o1", SECOND): APPROVE})
     assert ran(ledger) == ["helper-act"]
 
 
@@ -444,7 +446,7 @@ def test_a_failed_resume_changes_nothing_runs_nothing_and_keeps_the_interrupt_pe
     parent = parent_with_helper(ledger, [], own_action=True)
     parent("go")
     parent = restarted(parent, ledger, own_action=True)
-    entry = parent.state.interrupt_state.context[SUB_AGENT_TURNS]["o1"]
+    entry = parent.state.interrupt_state.context[SUB_AGENT_TURNS]["1.o1"]
     good_version = entry["schema_version"]
     entry["schema_version"] = "2.0"
     before = snapshot(parent)
@@ -469,10 +471,10 @@ def test_an_ephemeral_call_whose_stored_turn_is_gone_fails_loudly_and_changes_no
     parent = parent_with_helper(ledger, [])
     parent("go")
     parent = restarted(parent, ledger)
-    del parent.state.interrupt_state.context[SUB_AGENT_TURNS]["o1"]
+    del parent.state.interrupt_state.context[SUB_AGENT_TURNS]["1.o1"]
     before = snapshot(parent)
 
-    with pytest.raises(ContinuationError, match="no stored turn for call 'o1'"):
+    with pytest.raises(ContinuationError, match="no stored turn for call '1.o1'"):
         parent.resume({NESTED: APPROVE})
 
     assert snapshot(parent) == before
@@ -488,7 +490,7 @@ def test_a_restored_sub_agent_resumes_exactly_like_the_in_memory_one() -> None:
     answers = {NESTED: APPROVE}
     assert in_memory.resume(answers) == restored.resume(answers)
     assert snapshot(in_memory) == snapshot(restored)
-    answers = {root_visible_id("o1", SECOND): APPROVE}
+    answers = {root_visible_id("1.o1", SECOND): APPROVE}
     assert in_memory.resume(answers) == restored.resume(answers)
     assert snapshot(in_memory) == snapshot(restored)
     assert ran(in_memory_ledger) == ran(restored_ledger) == ["helper-act"]
@@ -526,8 +528,8 @@ def test_the_ephemeral_turn_is_stored_in_the_parent_and_consumed_on_resume() -> 
     parent = parent_with_helper(new_ledger(), [])
     parent("go")
 
-    entry = parent.state.interrupt_state.context[SUB_AGENT_TURNS]["o1"]
-    assert entry["owner"] == {"sub_agent": "helper", "tool_use_id": "o1"}
+    entry = parent.state.interrupt_state.context[SUB_AGENT_TURNS]["1.o1"]
+    assert entry["owner"] == {"sub_agent": "helper", "call": "1.o1"}
     assert entry["data"]["state"] == {"secret": CANARY}
 
     parent.resume({NESTED: APPROVE})
@@ -541,7 +543,7 @@ def test_events_never_carry_the_stored_continuation() -> None:
     parent = parent_with_helper(ledger, events, questions=2, own_action=True)
     parent("go")
     parent.resume({NESTED: APPROVE})
-    parent.resume({root_visible_id("o1", SECOND): APPROVE, FIRST: APPROVE})
+    parent.resume({root_visible_id("1.o1", SECOND): APPROVE, FIRST: APPROVE})
 
     assert {event["type"] for event in events} == {"message", "interrupt", "result"}
     public = json.dumps(events)
@@ -586,8 +588,9 @@ def test_a_preserve_context_sub_agent_keeps_its_history_and_stores_nothing_in_th
     parent("go")
     assert not parent.state.interrupt_state.context.get(SUB_AGENT_TURNS)
     parent.resume({NESTED: APPROVE})
-    parent("again")
-    parent.resume({NESTED: APPROVE})
+    [again] = parent("again").interrupts
+    assert again.id != NESTED  # a question of a later prompt never reuses an earlier id
+    parent.resume({again.id: APPROVE})
 
     assert len(built) == 1
     assert [m["content"][0].get("text") for m in built[0].state.messages if is_prompt(m)] == [

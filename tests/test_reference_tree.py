@@ -36,7 +36,7 @@ from harness.reference.state import Interrupt
 from harness.reference.tree import ActionSpec, AgentSpec, SubAgentSpec, Tree
 from harness.targets.reference import ActionTool, ReferenceModel
 
-LOCAL = "tool:t1:approval"
+LOCAL = "tool:1.t1:approval"
 
 
 def call(tool: str, use_id: str, prompt: str | None = None) -> ScriptedCall:
@@ -228,7 +228,7 @@ def test_depth_three_resumes_across_restarts_exactly_like_the_restart_free_run(
 
     assert steps == oracle
     assert [step.ran for step in steps] == [(), ("A-act",), ("A-act", "B-act")]
-    assert steps[1].pending == (root_visible_id("o2", root_visible_id("m1", LOCAL)),)
+    assert steps[1].pending == (root_visible_id("1.o2", root_visible_id("1.m1", LOCAL)),)
     assert steps[2] == Step("end_turn", (), ("A-act", "B-act"), "all done")
     assert with_restarts.requests() == without.requests()
     assert [e["agent"] for e in with_restarts.executions()] == ["orch/A/leaf", "orch/B/leaf"]
@@ -244,7 +244,7 @@ def test_depth_three_ids_unwrap_to_the_same_local_id_under_different_chains(
         outer, rest = split_root_visible_id(nested)
         middle, local = split_root_visible_id(rest)
         chains.append((outer, middle, local))
-    assert sorted(chains) == [("o1", "m1", LOCAL), ("o2", "m1", LOCAL)]
+    assert sorted(chains) == [("1.o1", "1.m1", LOCAL), ("1.o2", "1.m1", LOCAL)]
 
 
 # ---- (3) stateful provider ---------------------------------------------------------------
@@ -283,7 +283,7 @@ def test_a_stateful_sub_agent_without_its_model_state_is_refused_by_the_provider
     tree = rig.build()
     [interrupt] = tree.root("start").interrupts
     document = stored(tree)
-    entry = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["o1"]
+    entry = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["1.o1"]
     assert entry["data"]["model_state"] == {"response_id": response_id("orch/S", "go", 0)}
     entry["data"]["model_state"] = {}
     tree = rig.build(json.dumps(document).encode())
@@ -327,7 +327,7 @@ def test_a_window_that_lost_its_count_would_send_different_messages(tmp_path: Pa
     tree = rig.build()
     [interrupt] = tree.root("start").interrupts
     document = stored(tree)
-    data = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["o1"]["data"]
+    data = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["1.o1"]["data"]
     assert data["conversation_manager_state"] == {"model_call_count": 1, "removed_message_count": 0}
     data["conversation_manager_state"]["model_call_count"] = 0
 
@@ -403,7 +403,7 @@ def test_a_twin_call_never_takes_the_first_calls_parked_turn(tmp_path: Path) -> 
     tree = rig.build()
 
     first = tree.root("start")
-    assert [i.id for i in first.interrupts] == [root_visible_id("o1", LOCAL)]
+    assert [i.id for i in first.interrupts] == [root_visible_id("1.o1", LOCAL)]
     tree = rig.restart(tree)
     assert tree.root.resume({first.interrupts[0].id: APPROVE}).stop_reason == "end_turn"
 
@@ -430,10 +430,10 @@ def test_the_orchestrator_record_drops_the_stored_turns_once_everything_resolved
     tree = rig.build()
     ids = ids_by_label(tree.root("start").interrupts)
     pending_record = stored(tree)["root"]["interrupt_state"]
-    assert sorted(pending_record["context"][SUB_AGENT_TURNS]) == ["o1", "o2"]
+    assert sorted(pending_record["context"][SUB_AGENT_TURNS]) == ["1.o1", "1.o2"]
 
     tree.root.resume({ids["A-act"]: APPROVE})
-    assert sorted(stored(tree)["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]) == ["o2"]
+    assert sorted(stored(tree)["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]) == ["1.o2"]
     tree = rig.restart(tree)
     tree.root.resume({ids["B-act"]: APPROVE})
 
@@ -451,8 +451,10 @@ def test_an_ephemeral_continuation_does_not_grow_with_earlier_completed_calls(
     for completed in range(7):
         [interrupt] = tree.root("same prompt").interrupts
         if completed in (0, 3, 6):
-            entry = stored(tree)["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["o1"]
-            sizes[completed] = compact_size(entry)
+            turns = stored(tree)["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]
+            entry = turns[f"{2 * completed + 1}.o1"]  # call key: model turn number, toolUseId
+            # the owner names the call (its key holds a turn number); the sub-agent data is flat
+            sizes[completed] = compact_size({k: v for k, v in entry.items() if k != "owner"})
         tree = rig.restart(tree)
         assert tree.root.resume({interrupt.id: APPROVE}).stop_reason == "end_turn"
 
@@ -486,7 +488,7 @@ def test_a_preserve_context_grandchild_survives_its_ephemeral_parents_rebuilds(
 
     steps = drive(rig, [["L-act"]], restart=True)
 
-    assert steps[0].pending == (root_visible_id("o1", root_visible_id("m1", LOCAL)),)
+    assert steps[0].pending == (root_visible_id("1.o1", root_visible_id("1.m1", LOCAL)),)
     assert steps[-1] == Step("end_turn", (), ("L-act",), "done")
 
 

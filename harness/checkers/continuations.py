@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from harness.checkers.records import (
-    expected_questions,
     is_conversation,
     listing,
     tree_of,
@@ -14,11 +13,10 @@ from harness.checkers.records import (
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History, StepRecord
+from scenarios.model import Agent
 
 CONTINUATION_FIDELITY = Invariant("I6", "continuation-fidelity")
 BOUNDED_CONTINUATION = Invariant("I7", "bounded-continuation")
-
-GROWTH_PERCENT = 10  # how much a parked continuation may grow for the same questions
 
 Request = tuple[Any, Any, Any, Any, Any]  # agent, prompt, turn, message count, model state
 
@@ -59,19 +57,31 @@ def bounded_continuation(history: History) -> list[Violation]:
     """I7: an ephemeral sub-agent's continuation does not grow with its earlier calls, and the
     orchestrator's record shrinks back once the interrupt resolves.
 
-    (a) After a step that ends the turn no continuation is stored.  (b) An ephemeral sub-agent
-    parked for the same pending questions as before stores at most 10% more than the first time
-    (checked until a continuation is corrupted on purpose).  (c) After a step that ends the turn,
-    the root's interrupt record is no larger than the smallest one seen at an earlier interrupt.
+    (a) After a step that ends the turn no continuation is stored.  (b) An ephemeral
+    (preserve_context=False) sub-agent starts every call from its prompt alone: the first model
+    request of each of its calls carries one message.  Its parked turn, hence its continuation,
+    then holds only that call, however many calls came before.  (Comparing sizes instead would
+    confuse a later call with a later point of the same call.)  (c) After a step that ends the
+    turn, the root's interrupt record is no larger than the smallest seen at an earlier interrupt.
     """
-    ephemeral = _ephemeral_sub_agents(history)
-    first_parked: dict[tuple[str, tuple[tuple[str, int], ...]], tuple[int, int]] = {}
-    grown: set[tuple[str, tuple[tuple[str, int], ...]]] = set()
-    corrupted = False
+    ephemeral = _ephemeral_paths(tree_of(history))
     smallest_record: int | None = None
     found: list[Violation] = []
+    carried: set[str] = set()
     for step in history.steps:
-        corrupted = corrupted or step.kind == "corrupt"
+        for request in step.requests:
+            agent = str(request.get("agent"))
+            first_of_call = request.get("turn") == 0
+            if agent in ephemeral and first_of_call and request.get("messages") != 1:
+                if agent not in carried:
+                    carried.add(agent)
+                    found.append(
+                        BOUNDED_CONTINUATION.violation(
+                            step.index,
+                            f"{agent} starts each call from its prompt alone (1 message)",
+                            f"{agent} started a call with {request.get('messages')} messages",
+                        )
+                    )
         if step.stored is None:
             continue
         stop_reason = step.observed.get("stop_reason") if is_conversation(step) else None
@@ -83,22 +93,6 @@ def bounded_continuation(history: History) -> list[Violation]:
                     step.index, "no continuation stored once the turn ends", f"stored: {stored}"
                 )
             )
-        questions = tuple(expected_questions(step))
-        for owner, size in sorted(_largest_by_owner(continuations).items()):
-            if corrupted or owner not in ephemeral:
-                continue
-            key = (owner, questions)
-            first_step, first_size = first_parked.setdefault(key, (step.index, size))
-            if size * 100 > first_size * (100 + GROWTH_PERCENT) and key not in grown:
-                grown.add(key)
-                found.append(
-                    BOUNDED_CONTINUATION.violation(
-                        step.index,
-                        f"{owner}'s continuation stays near {first_size} B (as at step "
-                        f"{first_step})",
-                        f"{owner}'s continuation is {size} B",
-                    )
-                )
         record = step.stored.get("record_bytes")
         if record is None:
             continue
@@ -141,16 +135,10 @@ def _request_text(request: tuple[int, Request] | None) -> str:
     return f"{agent} turn {turn} of {prompt!r} with {messages} messages, model state {state}"
 
 
-def _largest_by_owner(continuations: list[dict[str, Any]]) -> dict[str, int]:
-    largest: dict[str, int] = {}
-    for entry in continuations:
-        owner, size = str(entry.get("owner")), int(entry.get("size", 0))
-        largest[owner] = max(size, largest.get(owner, 0))
-    return largest
-
-
-def _ephemeral_sub_agents(history: History) -> frozenset[str]:
-    """Names of sub-agents that are ephemeral wherever that name occurs in the tree."""
-    agents = [(agent, depth) for agent, depth in tree_of(history).walk() if depth >= 2]
-    kept = {agent.name for agent, _ in agents if agent.preserve_context}
-    return frozenset(agent.name for agent, _ in agents if agent.name not in kept)
+def _ephemeral_paths(tree: Agent, path: str = "") -> frozenset[str]:
+    """Journal paths ("orchestrator/worker") of the preserve_context=False sub-agents."""
+    here = f"{path}/{tree.name}" if path else tree.name
+    found: set[str] = {here} if path and not tree.preserve_context else set()
+    for sub in tree.sub_agents:
+        found |= _ephemeral_paths(sub, here)
+    return frozenset(found)

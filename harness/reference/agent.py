@@ -73,6 +73,18 @@ class InterruptRaised(Exception):
         self.interrupt = interrupt
 
 
+def call_key(caller: AgentState, use: ToolUse) -> str:
+    """A tool call's identity in its agent: the model's toolUseId within the model turn that
+    issued it (turns are counted over the agent's life, so across prompts too).
+
+    Models reuse toolUseIds across turns and prompts, so the id alone would give a question of
+    a later turn the same interrupt id as an answered one of an earlier turn, and a re-sent old
+    answer would approve the new question.  The turn number makes them differ; it does not
+    change while a parked turn waits, so a resumed call keeps its key.
+    """
+    return f"{caller.model_turns}.{use.tool_use_id}"
+
+
 @dataclass
 class ToolCall:
     """What a running tool sees: its call, the calling agent's working state, the event sink."""
@@ -82,9 +94,13 @@ class ToolCall:
     emit: EventSink
     consulted: list[Interrupt] = field(default_factory=list)
 
+    @property
+    def key(self) -> str:
+        return call_key(self.caller, self.use)
+
     def interrupt(self, name: str, reason: JSON) -> JSON:
         """The recorded answer to this call's question ``name``; raises if there is none yet."""
-        interrupt_id = tool_interrupt_id(self.use.tool_use_id, name)
+        interrupt_id = tool_interrupt_id(self.key, name)
         for interrupt in self.caller.interrupt_state.interrupts:
             if interrupt.id == interrupt_id and interrupt.response is not None:
                 self.consulted.append(interrupt)
@@ -196,6 +212,7 @@ class Agent:
         model_state = copy.deepcopy(work.model_state)
         reply = self.model(copy.deepcopy(work.messages), model_state)
         work.model_state = model_state
+        work.model_turns += 1
         return reply
 
     def _run_tools(

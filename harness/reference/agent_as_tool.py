@@ -1,14 +1,15 @@
 """Agent-as-tool: a sub-agent called as one tool of its parent, interrupts included.
 
 Up: a sub-agent's pending interrupts are re-raised in the parent under
-``naming.root_visible_id(outer toolUseId, local id)``.  Down: on resume, the parent's answers for
+``naming.root_visible_id(outer call key, local id)`` (the call key is the outer toolUseId
+within the parent's current prompt, ``agent.call_key``).  Down: on resume, the parent's answers for
 this call are selected and renamed back by ``routing.responses_for_call``.
 
 Where the parked sub-agent turn lives between the question and the answer:
 
 * ``preserve_context=False`` (ephemeral): the sub-agent is built empty for every call, and its
   parked turn is one continuation entry in the parent's interrupt context, under
-  ``SUB_AGENT_TURNS`` keyed by the outer toolUseId; the entry is consumed when the call resumes.
+  ``SUB_AGENT_TURNS`` keyed by the outer call key; the entry is consumed when the call resumes.
   While the process lives, the parked sub-agent object is kept too and resumes in memory, as an
   SDK's would, but only for a caller whose stored entry is the one parked with it; a sub-agent
   rebuilt after a restart (or for another caller) is restored from the continuation.  So a
@@ -36,6 +37,7 @@ from harness.reference.agent import (
     ToolCall,
     ToolOutcome,
     ToolUse,
+    call_key,
 )
 from harness.reference.naming import root_visible_id
 from harness.reference.state import JSON, AgentState, Interrupt
@@ -66,12 +68,13 @@ class SubAgentTool:
 
     def prepare(self, caller: AgentState, use: ToolUse) -> None:
         parent_interrupts = caller.interrupt_state.interrupts
-        if routing.owns_pending_turn(parent_interrupts, use.tool_use_id):
-            sub_agent = self._sub_agent_for(caller, use.tool_use_id, owned=True)
-            sub_agent.prepare_resume(routing.responses_for_call(parent_interrupts, use.tool_use_id))
+        outer = call_key(caller, use)
+        if routing.owns_pending_turn(parent_interrupts, outer):
+            sub_agent = self._sub_agent_for(caller, outer, owned=True)
+            sub_agent.prepare_resume(routing.responses_for_call(parent_interrupts, outer))
 
     def run(self, call: ToolCall) -> ToolOutcome:
-        outer = call.use.tool_use_id
+        outer = call.key
         parent_interrupts = call.caller.interrupt_state.interrupts
         owned = routing.owns_pending_turn(parent_interrupts, outer)
         sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)
@@ -135,7 +138,7 @@ class SubAgentTool:
 
 
 def _owner(sub_agent: str, outer: str) -> dict[str, JSON]:
-    return {"sub_agent": sub_agent, "tool_use_id": outer}
+    return {"sub_agent": sub_agent, "call": outer}
 
 
 def _turns(caller: AgentState) -> dict[str, JSON]:

@@ -26,6 +26,7 @@ from harness.reference.state import JSON, AgentState
 SCHEMA_VERSION: Final = "1"
 ENTRY_FIELDS: Final = frozenset({"schema_version", "owner", "conversation_manager", "data"})
 DATA_FIELDS: Final = {
+    "model_turns": int,
     "messages": list,
     "state": dict,
     "model_state": dict,

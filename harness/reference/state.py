@@ -85,9 +85,11 @@ class AgentState:
     model_state: dict[str, JSON] = field(default_factory=dict)
     conversation_manager_state: dict[str, JSON] = field(default_factory=dict)
     interrupt_state: InterruptState = field(default_factory=InterruptState)
+    model_turns: int = 0  # model turns so far: part of every tool call's identity (agent.py)
 
     def to_json(self) -> dict[str, JSON]:
         return {
+            "model_turns": self.model_turns,
             "messages": copy.deepcopy(self.messages),
             "state": copy.deepcopy(self.state),
             "model_state": copy.deepcopy(self.model_state),
@@ -103,6 +105,7 @@ class AgentState:
             model_state=copy.deepcopy(data["model_state"]),
             conversation_manager_state=copy.deepcopy(data["conversation_manager_state"]),
             interrupt_state=InterruptState.from_json(data["interrupt_state"]),
+            model_turns=data["model_turns"],
         )
 
     def copy(self) -> AgentState:

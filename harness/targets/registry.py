@@ -18,6 +18,7 @@ from typing import Final
 from harness.targets.base import Target
 
 ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.targets"
+VARIANT_PREFIX: Final = "bad-"  # names of the known-bad variants (harness.targets.variants)
 
 
 class UnknownTarget(LookupError):
@@ -73,8 +74,22 @@ def _loader(load: Callable[[], object]) -> Callable[[], Target]:
     return build
 
 
+def variants() -> dict[str, Callable[[], Target]]:
+    """The known-bad variants of the reference (``harness.targets.variants``), by target name
+    (``bad-<slug>``), sorted.  ``get`` builds them; ``available`` never lists them, so a check
+    without ``--target`` does not run them."""
+    from harness.targets.variants import VARIANTS
+
+    return {f"{VARIANT_PREFIX}{slug}": build for slug, build in sorted(VARIANTS.items())}
+
+
 def get(name: str) -> Target:
     targets = available()
-    if name not in targets:
-        raise UnknownTarget(f"unknown target {name!r}; installed targets: {', '.join(targets)}")
-    return targets[name]()
+    if name in targets:
+        return targets[name]()
+    if name.startswith(VARIANT_PREFIX):
+        bad = variants()
+        if name in bad:
+            return bad[name]()
+        raise UnknownTarget(f"unknown target {name!r}; known-bad variants: {', '.join(bad)}")
+    raise UnknownTarget(f"unknown target {name!r}; installed targets: {', '.join(targets)}")

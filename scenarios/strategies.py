@@ -1,0 +1,137 @@
+"""Hypothesis strategies for scenarios: agent trees and what a human does to them.
+
+Trees are recursive (depth 1 to 4, fan-out 1 to 3), with protected actions at any level,
+sub-agents ephemeral or preserve_context, sliding windows and stateful providers.  Model-issued
+toolUseIds come from a tiny alphabet (with ``:``, ``%``, unicode and the empty string), so
+collisions across siblings, levels and turns are the rule, not the exception.
+
+Steps are drawn against the oracle as they are chosen: an answer names only questions the
+oracle says are pending, a resend names an earlier answer, a new prompt comes only once the
+previous one finished.  So every drawn scenario is valid, and every step means something.
+Failures shrink toward a small tree and few steps (hypothesis shrinks the draws).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from itertools import count
+from typing import Any, Final
+
+from hypothesis import strategies as st
+
+from scenarios.model import Answer, Resend, Restart, Run, Scenario, Step
+from scenarios.oracle import Oracle
+
+TOOL_USE_IDS: Final = ("t1", "t2", "t:1", "t%1", "tü", "")
+MAX_DEPTH: Final = 4
+
+Draw = Callable[[st.SearchStrategy[Any]], Any]
+
+
+@st.composite
+def trees(draw: Draw, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """An agent tree as scenario data; names and labels are unique, tool names may repeat."""
+    names = count(1)
+    depth_limit = draw(st.integers(1, max_depth))
+    return _agent(draw, "orchestrator", 1, depth_limit, names, sub=False)
+
+
+def _agent(
+    draw: Draw, name: str, depth: int, depth_limit: int, names: count[int], *, sub: bool
+) -> dict[str, Any]:
+    actions = [
+        {
+            "tool": draw(st.sampled_from(("act", "deploy"))) + str(index),
+            "label": f"{name}-{index}",
+            "questions": draw(st.sampled_from((1, 1, 1, 2))),
+        }
+        for index in range(draw(st.integers(0 if depth < depth_limit else 1, 2)))
+    ]
+    sub_agents = []
+    if depth < depth_limit:
+        fan_out = draw(st.integers(1, 3))
+        sub_agents = [
+            _agent(draw, f"s{next(names)}", depth + 1, depth_limit, names, sub=True)
+            for _ in range(fan_out)
+        ]
+    tools = [action["tool"] for action in actions] + [agent["name"] for agent in sub_agents]
+    agent: dict[str, Any] = {
+        "name": name,
+        "actions": actions,
+        "sub_agents": sub_agents,
+        "turns": _turns(draw, tools),
+    }
+    if sub and draw(st.integers(0, 3)) == 0:
+        agent["preserve_context"] = True
+        agent["session_store"] = draw(st.sampled_from((True, True, False)))
+    if draw(st.integers(0, 3)) == 0:
+        agent["stateful_provider"] = True
+    if draw(st.integers(0, 3)) == 0:
+        agent["window"] = {"size": draw(st.integers(2, 4)), "per_turn": draw(st.integers(1, 3))}
+    return agent
+
+
+def _turns(draw: Draw, tools: list[str]) -> list[list[dict[str, str]]]:
+    if not tools:
+        return []
+    turns = []
+    for _ in range(draw(st.integers(1, 2))):
+        called = draw(st.lists(st.sampled_from(tools), min_size=1, max_size=len(tools) + 1))
+        ids = draw(
+            st.lists(
+                st.sampled_from(TOOL_USE_IDS),
+                min_size=len(called),
+                max_size=len(called),
+                unique=True,
+            )
+        )
+        turns.append(
+            [
+                {"tool": tool, "id": tool_use_id, "prompt": f"part {index}"}
+                for index, (tool, tool_use_id) in enumerate(zip(called, ids, strict=True))
+            ]
+        )
+    return turns
+
+
+@st.composite
+def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
+    """A valid scenario: a tree, a first prompt, then answers, restarts, resends and prompts."""
+    tree = draw(trees())
+    steps: list[Step] = []
+    if draw(st.booleans()):
+        steps.append(Restart(restart=True))
+    steps.append(Run(run="p1"))
+    base = Scenario.model_validate(
+        {"description": "generated", "source": "scenarios.strategies", "tree": tree, "steps": steps}
+    )
+    oracle = Oracle(base)
+    expected = [oracle.step(index, step) for index, step in enumerate(steps)][-1]
+    prompts = count(2)
+    for _ in range(draw(st.integers(1, max_steps))):
+        pending = sorted({label for label, _ in expected.pending})
+        answers = [i for i, step in enumerate(steps) if isinstance(step, Answer)]
+        choices = ["restart"]
+        if pending:
+            choices += ["answer", "answer", "answer"]
+        else:
+            choices.append("run")
+        if answers:
+            choices.append("resend")
+        kind = draw(st.sampled_from(choices))
+        step: Step
+        if kind == "answer":
+            chosen = draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
+            responses = {
+                label: draw(st.sampled_from(("approve", "approve", "deny"))) for label in chosen
+            }
+            step = Answer(answer=responses)
+        elif kind == "restart":
+            step = Restart(restart=True)
+        elif kind == "resend":
+            step = Resend(resend=draw(st.sampled_from(answers)))
+        else:
+            step = Run(run=f"p{next(prompts)}")
+        steps.append(step)
+        expected = oracle.step(len(steps) - 1, step)
+    return base.model_copy(update={"steps": tuple(steps)})

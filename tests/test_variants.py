@@ -1,0 +1,240 @@
+"""Known-bad variants: each historical bug, put back into the reference, is caught by the checkers.
+
+For every variant a concrete scenario (a regression file, or a small one written here) runs clean
+on the reference and breaks the named invariants on the variant.  The expected invariants are a
+subset of what fires (one bug usually breaks several), plus, where it says something, invariants
+that must stay quiet.  The variants are reachable by name, never listed as installed targets, and
+never change the reference they run beside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import harness
+from harness.checkers import check
+from harness.history import History
+from harness.reference.agent_as_tool import SubAgentTool
+from harness.runner import run_scenario
+from harness.targets import registry
+from harness.targets.base import Target
+from harness.targets.reference import ReferenceTarget
+from harness.targets.variants import (
+    KNOWN_BAD,
+    VARIANTS,
+    RestoreHookTool,
+    RoutedSubAgentTool,
+    Variant,
+    VariantTarget,
+)
+from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario, regression_files
+from scenarios.model import Scenario
+
+# Delivery is right: every approved action runs exactly once, nothing else runs.
+DELIVERY = frozenset({"I2", "I3", "I4"})
+
+# A preserve_context sub-agent and an ephemeral one both ask in one turn; only the ephemeral
+# one is answered.  The parked preserve_context turn must stay pending and be answered later.
+PARKED_BESIDE_ANSWERED: dict[str, Any] = {
+    "description": "a parked preserve_context sub-agent stays pending while a sibling is answered",
+    "source": "DESIGN.md, invariant 3 (partial answers); routing.py: resume is decided by state",
+    "classes": ["partial-answers"],
+    "tree": {
+        "name": "orchestrator",
+        "turns": [[{"tool": "secretary", "id": "call-1"}, {"tool": "courier", "id": "call-2"}]],
+        "sub_agents": [
+            {
+                "name": "secretary",
+                "preserve_context": True,
+                "actions": [{"tool": "send_invite", "label": "send-invite"}],
+                "turns": [[{"tool": "send_invite", "id": "t1"}]],
+            },
+            {
+                "name": "courier",
+                "actions": [{"tool": "ship", "label": "ship"}],
+                "turns": [[{"tool": "ship", "id": "t1"}]],
+            },
+        ],
+    },
+    "steps": [
+        {"run": "invite the team and ship the badges"},
+        {"answer": {"ship": "approve"}},
+        {"answer": {"send-invite": "approve"}},
+    ],
+}
+
+# The same ephemeral sub-agent is called in three consecutive orchestrator turns, each call asks
+# the same question and is approved: three parkings of one owner with the same pending set.
+THREE_CALLS_IN_A_ROW: dict[str, Any] = {
+    "description": "one ephemeral sub-agent called in three consecutive turns, each approved",
+    "source": "DESIGN.md, invariant 7 (bounded continuation): 1512 B after 0, 3 and 6 calls",
+    "classes": ["partial-answers"],
+    "tree": {
+        "name": "orchestrator",
+        "turns": [
+            [{"tool": "clerk", "id": "c1", "prompt": "file form A"}],
+            [{"tool": "clerk", "id": "c2", "prompt": "file form B"}],
+            [{"tool": "clerk", "id": "c3", "prompt": "file form C"}],
+        ],
+        "sub_agents": [
+            {
+                "name": "clerk",
+                "actions": [{"tool": "file", "label": "file-form"}],
+                "turns": [[{"tool": "file", "id": "t1"}]],
+            }
+        ],
+    },
+    "steps": [
+        {"run": "file the three forms"},
+        {"answer": {"file-form": "approve"}},
+        {"answer": {"file-form": "approve"}},
+        {"answer": {"file-form": "approve"}},
+    ],
+}
+
+
+def regression(stem: str) -> tuple[str, Scenario]:
+    return stem, load_scenario(REGRESSIONS / f"{stem}.yaml")
+
+
+def inline(name: str, data: dict[str, Any]) -> tuple[str, Scenario]:
+    return name, parse_scenario(data, name)
+
+
+@dataclass(frozen=True)
+class Case:
+    slug: str
+    scenario: tuple[str, Scenario]  # (name, scenario)
+    fires: frozenset[str]  # invariants that must be among those reported
+    quiet: frozenset[str] = frozenset()  # invariants that must not be reported
+
+    @property
+    def id(self) -> str:
+        return f"{self.slug}@{self.scenario[0]}"
+
+
+CASES = (
+    Case("shared-object", regression("deep-nesting"), frozenset({"I2", "I3", "I5", "I6", "I11"})),
+    Case("no-namespacing", regression("colliding-ids"), frozenset({"I1", "I2", "I4"})),
+    Case("no-namespacing", regression("mixed"), frozenset({"I1", "I11"})),
+    Case(
+        "forward-to-all",
+        regression("colliding-ids"),
+        frozenset({"I2", "I4", "I10"}),
+        quiet=frozenset({"I1"}),
+    ),
+    Case("drop-model-state", regression("stateful-model"), frozenset({"I5", "I6"})),
+    Case(
+        "drop-conversation-manager-state",
+        regression("sliding-window"),
+        frozenset({"I6"}),
+        quiet=DELIVERY,
+    ),
+    Case("exposed-continuation", regression("event-payload"), frozenset({"I8"}), quiet=DELIVERY),
+    Case("swallow-restore-failure", regression("schema-skew-payload-missing"), frozenset({"I9"})),
+    Case("rebuild-context", regression("partial-answers"), frozenset({"I2", "O"})),
+    Case("no-ownership-check", regression("shared-session"), frozenset({"I3", "I10"})),
+    Case(
+        "resume-by-responses",
+        inline("parked-beside-answered", PARKED_BESIDE_ANSWERED),
+        frozenset({"I2", "I3"}),
+    ),
+    Case(
+        "history-accumulation",
+        inline("three-calls-in-a-row", THREE_CALLS_IN_A_ROW),
+        frozenset({"I7"}),
+        quiet=DELIVERY,
+    ),
+)
+
+
+def fired(target: Target, scenario: tuple[str, Scenario]) -> set[str]:
+    name, data = scenario
+    history = run_scenario(target, data, name)
+    assert not history.not_applicable
+    return {violation.invariant for violation in check(history)}
+
+
+def comparable(history: History) -> dict[str, Any]:
+    """A history without the target's name, to compare runs of two targets."""
+    data = history.to_json()
+    data["target"] = None
+    if data["control"] is not None:
+        data["control"]["target"] = None
+    return data
+
+
+def test_every_variant_has_a_catching_scenario() -> None:
+    assert {case.slug for case in CASES} == set(VARIANTS)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+def test_the_variant_is_caught_where_the_reference_holds(case: Case) -> None:
+    assert fired(ReferenceTarget(), case.scenario) == set()
+    seen = fired(VARIANTS[case.slug](), case.scenario)
+    assert case.fires <= seen, f"{case.slug} on {case.scenario[0]}: fired {sorted(seen)}"
+    assert not case.quiet & seen, f"{case.slug} on {case.scenario[0]}: fired {sorted(seen)}"
+
+
+SKEWED = [path for path in regression_files() if path.stem.startswith("schema-skew-")]
+
+
+@pytest.mark.parametrize("path", SKEWED, ids=[path.stem for path in SKEWED])
+def test_a_swallowed_restore_failure_is_caught_for_every_kind_of_skew(path: Path) -> None:
+    scenario = (path.stem, load_scenario(path))
+    assert fired(ReferenceTarget(), scenario) == set()
+    assert {"I9", "I3"} <= fired(VARIANTS["swallow-restore-failure"](), scenario)
+
+
+def test_a_variant_describes_itself_as_the_reference_with_one_bug() -> None:
+    reference = ReferenceTarget.info
+    for slug, build in VARIANTS.items():
+        info = build().info
+        assert info.name == f"bad-{slug}"
+        assert info.version == harness.__version__
+        assert info.capabilities == reference.capabilities
+        assert info.corruptions == reference.corruptions
+        assert info.description.strip()
+        assert "\n" not in info.description
+
+
+def test_known_bad_lists_every_variant_with_its_description() -> None:
+    assert [slug for slug, _ in KNOWN_BAD] == list(VARIANTS)
+    for slug, description in KNOWN_BAD:
+        assert VARIANTS[slug]().info.description == description
+
+
+def test_the_registry_builds_variants_by_name_but_never_lists_them() -> None:
+    target = registry.get("bad-no-namespacing")
+    assert target.info.name == "bad-no-namespacing"
+    assert not [name for name in registry.available() if name.startswith("bad-")]
+    assert set(registry.variants()) == {f"bad-{slug}" for slug in VARIANTS}
+    assert registry.get("reference").info.name == "reference"
+
+
+def test_an_unknown_variant_is_an_unknown_target() -> None:
+    with pytest.raises(registry.UnknownTarget, match="bad-x"):
+        registry.get("bad-x")
+
+
+@pytest.mark.parametrize("seam", [RoutedSubAgentTool, RestoreHookTool])
+def test_a_seam_left_as_is_behaves_exactly_like_the_reference(seam: type[SubAgentTool]) -> None:
+    """The variants' seams copy or wrap reference code; with nothing overridden they must record
+    the reference's history on every regression file (this catches a copy gone stale)."""
+    unchanged = VariantTarget(Variant("unchanged", "the seam alone", tool_class=seam))
+    for path in regression_files():
+        scenario = load_scenario(path)
+        expected = comparable(run_scenario(ReferenceTarget(), scenario, path.stem))
+        assert comparable(run_scenario(unchanged, scenario, path.stem)) == expected, path.stem
+
+
+def test_running_variants_leaves_the_reference_unchanged() -> None:
+    name, scenario = regression("colliding-ids")
+    before = comparable(run_scenario(ReferenceTarget(), scenario, name))
+    for build in VARIANTS.values():
+        run_scenario(build(), scenario, name)
+    assert comparable(run_scenario(ReferenceTarget(), scenario, name)) == before
