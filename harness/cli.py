@@ -28,6 +28,8 @@ from harness.targets import registry
 from harness.targets.base import Target
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
 from scenarios.model import Scenario
+from scenarios.statistics import class_frequencies, frequency_report, sample
+from scenarios.strategies import restore_scenarios
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -89,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"a scenario file or a folder of them (repeatable; default: {_shown(REGRESSIONS)})",
     )
     _isolation_option(check)
+    check.add_argument(
+        "--profile",
+        choices=("ci", "dev", "deep"),
+        help="also run the generated scenarios a derandomized run of this hypothesis profile "
+        "draws (ci: 200 + 200, bounded and the same on every machine), and write "
+        "reports/generator-stats.md",
+    )
     check.add_argument(
         "--reports",
         type=Path,
@@ -192,6 +201,16 @@ def _check(arguments: argparse.Namespace) -> int:
         except FindingsFileError as problem:
             raise BadInput(str(problem)) from None
     scenarios = _scenarios_from(arguments.scenarios)
+    if arguments.profile is not None:
+        general, focused = sample(arguments.profile), sample(arguments.profile, restore_scenarios)
+        scenarios += [
+            (f"generated-{index:03d}", scenario) for index, scenario in enumerate(general)
+        ]
+        scenarios += [
+            (f"generated-restore-{i:03d}", scenario) for i, scenario in enumerate(focused)
+        ]
+        stats = frequency_report(arguments.profile, class_frequencies(general), len(general))
+        write_atomically(arguments.reports / "generator-stats.md", stats)
     progress = _Progress() if _interactive() else None
     result = judge(targets, scenarios, progress)
     if progress is not None:

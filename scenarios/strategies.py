@@ -7,8 +7,9 @@ collisions across siblings, levels and turns are the rule, not the exception.
 
 Steps are drawn against the oracle as they are chosen: an answer names only questions the
 oracle says are pending, a resend names an earlier answer, a new prompt comes only once the
-previous one finished.  So every drawn scenario is valid, and every step means something.
-Failures shrink toward a small tree and few steps (hypothesis shrinks the draws).
+previous one finished, a corruption (at most one) only while a continuation is stored.  So
+every drawn scenario is valid, and every step means something.  Failures shrink toward a small
+tree and few steps (hypothesis shrinks the draws).
 """
 
 from __future__ import annotations
@@ -19,10 +20,18 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from scenarios.model import Answer, Resend, Restart, Run, Scenario, Step
+from scenarios.model import Answer, Corrupt, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
 
 TOOL_USE_IDS: Final = ("t1", "t2", "t:1", "t%1", "tü", "")
+# damage that any target must refuse loudly ("foreign" needs two stored turns: issue 6's campaign)
+GENERATED_CORRUPTIONS: Final = (
+    "schema_version_other",
+    "payload_missing",
+    "previous_shape",
+    "truncated",
+    "deleted",
+)
 MAX_DEPTH: Final = 4
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
@@ -63,11 +72,16 @@ def _agent(
     }
     if sub and draw(st.integers(0, 3)) == 0:
         agent["preserve_context"] = True
-        agent["session_store"] = draw(st.sampled_from((True, True, False)))
+        # rare: a storeless one makes the restart-free control inapplicable to the whole run
+        agent["session_store"] = draw(st.sampled_from((True,) * 5 + (False,)))
     if draw(st.integers(0, 3)) == 0:
         agent["stateful_provider"] = True
     if draw(st.integers(0, 3)) == 0:
-        agent["window"] = {"size": draw(st.integers(2, 4)), "per_turn": draw(st.integers(1, 3))}
+        # small windows trimming every other call: where a lost call count shows
+        agent["window"] = {
+            "size": draw(st.sampled_from((2, 2, 3, 4))),
+            "per_turn": draw(st.sampled_from((1, 2, 2, 3))),
+        }
     return agent
 
 
@@ -108,20 +122,29 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
     oracle = Oracle(base)
     expected = [oracle.step(index, step) for index, step in enumerate(steps)][-1]
     prompts = count(2)
+    corrupted = False
     for _ in range(draw(st.integers(1, max_steps))):
         pending = sorted({label for label, _ in expected.pending})
         answers = [i for i, step in enumerate(steps) if isinstance(step, Answer)]
-        choices = ["restart"]
+        choices = ["restart", "restart"]
         if pending:
             choices += ["answer", "answer", "answer"]
         else:
             choices.append("run")
         if answers:
             choices.append("resend")
+        if expected.parked_continuations and not corrupted:
+            choices.append("corrupt")
         kind = draw(st.sampled_from(choices))
         step: Step
         if kind == "answer":
-            chosen = draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
+            # answering everything ends turns (later calls follow); a subset is a partial answer
+            every = draw(st.sampled_from((True, True, False, False, False)))
+            chosen = (
+                pending
+                if every
+                else draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
+            )
             responses = {
                 label: draw(st.sampled_from(("approve", "approve", "deny"))) for label in chosen
             }
@@ -130,8 +153,56 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
             step = Restart(restart=True)
         elif kind == "resend":
             step = Resend(resend=draw(st.sampled_from(answers)))
+        elif kind == "corrupt":
+            corrupted = True
+            step = Corrupt(
+                corrupt=draw(st.sampled_from(GENERATED_CORRUPTIONS)),
+                which=draw(st.integers(0, expected.parked_continuations - 1)),
+            )
         else:
             step = Run(run=f"p{next(prompts)}")
         steps.append(step)
         expected = oracle.step(len(steps) - 1, step)
     return base.model_copy(update={"steps": tuple(steps)})
+
+
+@st.composite
+def restore_scenarios(draw: Draw) -> Scenario:
+    """A focused family for continuation fidelity: ephemeral sub-agents with windows and
+    stateful providers, parked, restarted, then answered, one prompt after another.
+
+    The general family reaches this shape too, but rarely: its restarts land anywhere, and a
+    single storeless sub-agent or corruption in a large tree makes the restart-free control
+    inapplicable to the whole run.
+    """
+    names = count(1)
+    sub_agents = []
+    for _ in range(draw(st.integers(1, 2))):
+        name = f"s{next(names)}"
+        sub: dict[str, Any] = {
+            "name": name,
+            "actions": [{"tool": "act", "label": f"{name}-act"}],
+            "turns": [[{"tool": "act", "id": draw(st.sampled_from(TOOL_USE_IDS))}]],
+        }
+        if draw(st.booleans()):
+            sub["stateful_provider"] = True
+        if draw(st.booleans()):
+            sub["window"] = {
+                "size": draw(st.sampled_from((2, 3))),
+                "per_turn": draw(st.sampled_from((2, 3))),
+            }
+        sub_agents.append(sub)
+    calls = [
+        {"tool": sub["name"], "id": tool_use_id}
+        for sub, tool_use_id in zip(
+            sub_agents, draw(st.permutations(TOOL_USE_IDS)), strict=False
+        )
+    ]
+    tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
+    steps: list[Any] = []
+    labels = {sub["name"] + "-act": "approve" for sub in sub_agents}
+    for prompt in range(draw(st.integers(1, 3))):
+        steps += [{"run": f"p{prompt + 1}"}, "restart", {"answer": labels}]
+    return Scenario.model_validate(
+        {"description": "generated", "source": "scenarios.strategies", "tree": tree, "steps": steps}
+    )

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from tests.profiles import load_profile
+from scenarios.profiles import load_profile
 
 NO_TESTS_COLLECTED = 5
 

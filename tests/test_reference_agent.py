@@ -474,7 +474,7 @@ def test_an_ephemeral_call_whose_stored_turn_is_gone_fails_loudly_and_changes_no
     del parent.state.interrupt_state.context[SUB_AGENT_TURNS]["1.o1"]
     before = snapshot(parent)
 
-    with pytest.raises(ContinuationError, match="no stored turn for call '1.o1'"):
+    with pytest.raises(ContinuationError, match=r"no stored turn for call '1\.o1'"):
         parent.resume({NESTED: APPROVE})
 
     assert snapshot(parent) == before

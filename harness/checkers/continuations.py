@@ -72,16 +72,16 @@ def bounded_continuation(history: History) -> list[Violation]:
         for request in step.requests:
             agent = str(request.get("agent"))
             first_of_call = request.get("turn") == 0
-            if agent in ephemeral and first_of_call and request.get("messages") != 1:
-                if agent not in carried:
-                    carried.add(agent)
-                    found.append(
-                        BOUNDED_CONTINUATION.violation(
-                            step.index,
-                            f"{agent} starts each call from its prompt alone (1 message)",
-                            f"{agent} started a call with {request.get('messages')} messages",
-                        )
+            carries_history = first_of_call and request.get("messages") != 1
+            if agent in ephemeral and carries_history and agent not in carried:
+                carried.add(agent)
+                found.append(
+                    BOUNDED_CONTINUATION.violation(
+                        step.index,
+                        f"{agent} starts each call from its prompt alone (1 message)",
+                        f"{agent} started a call with {request.get('messages')} messages",
                     )
+                )
         if step.stored is None:
             continue
         stop_reason = step.observed.get("stop_reason") if is_conversation(step) else None

@@ -72,11 +72,11 @@ class Tree:
 
     def persist(self) -> bytes:
         """Canonical JSON of everything that survives a restart."""
-        document = {
-            "format": FORMAT,
-            "root": self.root.state.to_json(),
-            "sessions": {path: agent.state.to_json() for path, agent in self.sessions.items()},
-        }
+        # a session of a sub-agent not rebuilt since the restart is kept as it was stored: a
+        # session store holds each agent's entry on its own, not only the ones in memory
+        sessions = dict(self._stored_sessions)
+        sessions.update({path: agent.state.to_json() for path, agent in self.sessions.items()})
+        document = {"format": FORMAT, "root": self.root.state.to_json(), "sessions": sessions}
         return json.dumps(document, sort_keys=True, ensure_ascii=False).encode()
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:

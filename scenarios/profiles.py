@@ -1,4 +1,8 @@
-"""Hypothesis settings profiles for this suite, and which one a run loads.
+"""Hypothesis settings profiles (ci, dev, deep, mutmut), and which one a run loads.
+
+``ci`` is derandomized and bounded (the same examples every run), ``dev`` is a local default,
+``deep`` is a long campaign, and ``mutmut`` is the profile for runs under mutation testing.
+Chosen with ``HYPOTHESIS_PROFILE`` (or ``python -m harness check --profile``).
 
 Every profile names its parent.  A profile registered without one inherits whichever profile is
 active when it is registered (hypothesis loads its own "ci" profile by itself when ``CI`` is set),
@@ -13,6 +17,10 @@ from collections.abc import Mapping
 from hypothesis import HealthCheck, settings
 from hypothesis.errors import InvalidArgument
 
+PROFILES = ("ci", "dev", "deep", "mutmut")
+# scenario strategies consult the oracle while drawing: slower than hypothesis expects
+SLOW_STRATEGIES = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
 
 def register_profiles() -> None:
     default = settings.get_profile("default")
@@ -24,20 +32,33 @@ def register_profiles() -> None:
         "ci",
         parent=builtin_ci,
         derandomize=True,
-        max_examples=100,
+        max_examples=200,
         deadline=None,
         database=None,
         print_blob=True,
+        suppress_health_check=SLOW_STRATEGIES,
     )
-    settings.register_profile("dev", parent=default, max_examples=200, deadline=None)
-    settings.register_profile("deep", parent=default, max_examples=5000, deadline=None)
+    settings.register_profile(
+        "dev",
+        parent=default,
+        max_examples=200,
+        deadline=None,
+        suppress_health_check=SLOW_STRATEGIES,
+    )
+    settings.register_profile(
+        "deep",
+        parent=default,
+        max_examples=5000,
+        deadline=None,
+        suppress_health_check=SLOW_STRATEGIES,
+    )
     settings.register_profile(
         "mutmut",
         parent=default,
         derandomize=True,
         deadline=None,
         max_examples=30,
-        suppress_health_check=[HealthCheck.differing_executors, HealthCheck.too_slow],
+        suppress_health_check=[HealthCheck.differing_executors, *SLOW_STRATEGIES],
         database=None,
     )
 

@@ -1,0 +1,122 @@
+"""Generated scenarios: the reference holds on them, and they catch every known-bad variant
+without the regression files; a failure shrinks to a ready-to-commit regression file."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from hypothesis import given, note, settings
+
+from harness.checkers import check
+from harness.cli import main
+from harness.runner import run_scenario
+from harness.targets import registry
+from harness.targets.base import Target
+from harness.targets.reference import ReferenceTarget
+from harness.targets.variants import VARIANTS
+from scenarios import counterexamples
+from scenarios.model import Scenario
+from scenarios.statistics import CLASSES, MINIMUM_SHARE, class_frequencies, sample
+from scenarios.strategies import restore_scenarios, scenarios
+
+REFERENCE = ReferenceTarget()
+
+
+def assert_holds(target: Target, scenario: Scenario) -> None:
+    """The property: no violation; a failing (finally, the shrunk) scenario is written to a file."""
+    violations = check(run_scenario(target, scenario, "generated"))
+    if violations:
+        path = counterexamples.write_counterexample(scenario, target.info.name, violations)
+        note(f"{violations[0].invariant} {violations[0].slug}: counterexample in {path}")
+    assert violations == [], violations[0]
+
+
+@given(scenarios())
+def test_generated_scenarios_hold_on_the_reference(scenario: Scenario) -> None:
+    assert_holds(REFERENCE, scenario)
+
+
+@given(restore_scenarios())
+def test_generated_restore_scenarios_hold_on_the_reference(scenario: Scenario) -> None:
+    assert_holds(REFERENCE, scenario)
+
+
+@functools.cache
+def generated_suite() -> tuple[Scenario, ...]:
+    """The ci profile's draws from both families: the same scenarios on every machine."""
+    return (*sample("ci"), *sample("ci", restore_scenarios))
+
+
+def test_every_scenario_class_occurs_in_at_least_5_percent_of_ci_examples() -> None:
+    drawn = sample("ci")
+    frequencies = class_frequencies(drawn)
+    rare = {name: share for name, share in frequencies.items() if share < MINIMUM_SHARE}
+    assert rare == {}
+    assert set(frequencies) == set(CLASSES)
+    assert len(drawn) >= 100
+
+
+def test_the_ci_sample_is_the_same_every_time() -> None:
+    assert sample("ci", restore_scenarios) == sample("ci", restore_scenarios)
+    assert generated_suite()[:20] == tuple(sample("ci")[:20])
+
+
+# The invariants that must fire on the first generated scenario that catches each variant.
+CAUGHT_BY = {
+    "shared-object": {"I3"},
+    "no-namespacing": {"I1"},
+    "forward-to-all": {"I2"},
+    "drop-model-state": {"O"},
+    "drop-conversation-manager-state": {"I6"},
+    "exposed-continuation": {"I8"},
+    "swallow-restore-failure": {"I9"},
+    "rebuild-context": {"I2"},
+    "no-ownership-check": {"I3", "I10"},
+    "resume-by-responses": {"I3"},
+    "history-accumulation": {"I7"},
+}
+
+
+@pytest.mark.parametrize("slug", sorted(VARIANTS))
+def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
+    variant = registry.get(f"bad-{slug}")
+    for index, scenario in enumerate(generated_suite()):
+        violations = check(run_scenario(variant, scenario, "generated"))
+        if violations:
+            fired = {violation.invariant for violation in violations}
+            assert CAUGHT_BY[slug] <= fired, (slug, index, sorted(fired))
+            assert check(run_scenario(REFERENCE, scenario, "generated")) == []
+            return
+    pytest.fail(f"bad-{slug}: no generated scenario of the ci sample catches it")
+
+
+def test_every_variant_has_an_expected_catch() -> None:
+    assert set(CAUGHT_BY) == set(VARIANTS)
+
+
+def test_a_failing_property_leaves_its_shrunk_scenario_as_a_regression_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(counterexamples, "COUNTEREXAMPLES", tmp_path)
+    monkeypatch.setattr(
+        counterexamples.write_counterexample, "__defaults__", (tmp_path,), raising=True
+    )
+    variant = registry.get("bad-drop-model-state")
+
+    @settings(max_examples=200, derandomize=True, database=None)
+    @given(restore_scenarios())
+    def property_on_the_variant(scenario: Scenario) -> None:
+        assert_holds(variant, scenario)
+
+    with pytest.raises(AssertionError):
+        property_on_the_variant()
+    written = sorted(tmp_path.glob("*.yaml"), key=lambda path: path.stat().st_mtime_ns)
+    assert written, "no counterexample file was written"
+    shrunk = written[-1]
+    assert "Generated counterexample on bad-drop-model-state" in shrunk.read_text(encoding="utf-8")
+    capsys.readouterr()
+    assert main(["run", str(shrunk), "--target", "bad-drop-model-state"]) == 1
+    assert "VIOLATED" in capsys.readouterr().out
+    assert main(["run", str(shrunk), "--target", "reference"]) == 0
