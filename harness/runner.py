@@ -66,10 +66,12 @@ def has_control(scenario: Scenario) -> bool:
 def _record(target: Target, scenario: Scenario) -> tuple[StepRecord, ...]:
     with tempfile.TemporaryDirectory(prefix="nested-interrupt-") as workdir:
         session = target.start(scenario, Path(workdir))
-        return tuple(_Recorder(session, scenario).steps())
+        return tuple(Recorder(session, scenario).steps())
 
 
-class _Recorder:
+class Recorder:
+    """Records one session step by step; the oracle judges each step as it comes."""
+
     def __init__(self, session: Session, scenario: Scenario) -> None:
         self.session = session
         self.scenario = scenario
@@ -79,9 +81,9 @@ class _Recorder:
         self.seen = (0, 0, 0)
 
     def steps(self) -> list[StepRecord]:
-        return [self._step(index, step) for index, step in enumerate(self.scenario.steps)]
+        return [self.step(index, step) for index, step in enumerate(self.scenario.steps)]
 
-    def _step(self, index: int, step: Step) -> StepRecord:
+    def step(self, index: int, step: Step) -> StepRecord:
         answered: list[tuple[PendingInterrupt, Any]] = []
         observed: dict[str, Any]
         if isinstance(step, Run):
