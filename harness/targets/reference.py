@@ -10,7 +10,6 @@ from typing import Any, Final
 
 import harness
 from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable
-from fakes.log import AppendOnlyLog
 from fakes.model import (
     AgentScript,
     Answer,
@@ -21,7 +20,7 @@ from fakes.model import (
     strip_marker,
 )
 from fakes.model import ToolCall as ScriptedCall
-from fakes.protected import Ledger, ProtectedAction, label_of
+from fakes.protected import Ledger, ProtectedAction
 from fakes.stores import CorruptingStore, FileStore
 from harness.reference.agent import AgentError, Completed, ToolCall, ToolOutcome, ToolUse
 from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
@@ -38,6 +37,7 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
+from harness.targets.recorded import RecordedSession, shown_to_the_human
 from scenarios import model as scenario_model
 
 TREE_KEY: Final = "tree"
@@ -208,15 +208,12 @@ def _entries(agent_state: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return found
 
 
-class ReferenceSession:
+class ReferenceSession(RecordedSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
+        format_ = ReferenceContinuationFormat()
+        super().__init__(workdir, CorruptingStore(FileStore(workdir / "store"), format_))
         self.spec = agent_spec(scenario.tree)
         self.agents = agents_by_path(scenario.tree)
-        self.journal = AppendOnlyLog(workdir / "journal.jsonl")
-        self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
-        self.public_events = AppendOnlyLog(workdir / "events.jsonl")
-        self.format = ReferenceContinuationFormat()
-        self.store = CorruptingStore(FileStore(workdir / "store"), self.format)
         self.tree = self._build()
 
     def _build(self) -> Tree:
@@ -252,30 +249,17 @@ class ReferenceSession:
         except EXPECTED_FAILURES as failure:
             observation = Observation(
                 stop_reason=None,
-                pending=self._pending(self.tree.root.state.interrupt_state.pending),
+                pending=shown_to_the_human(self.tree.root.state.interrupt_state.pending),
                 error=f"{type(failure).__name__}: {failure}",
             )
         else:
             observation = Observation(
                 stop_reason=result.stop_reason,
-                pending=self._pending(result.interrupts),
+                pending=shown_to_the_human(result.interrupts),
                 final_answer=None if result.text is None else strip_marker(result.text),
             )
         self.store.put(TREE_KEY, self.tree.persist())
         return observation
-
-    @staticmethod
-    def _pending(interrupts: Sequence[Any]) -> tuple[PendingInterrupt, ...]:
-        return tuple(
-            PendingInterrupt(
-                id=interrupt.id,
-                name=interrupt.name,
-                reason=interrupt.reason,
-                label=label_of(interrupt.reason),
-                response=interrupt.response,
-            )
-            for interrupt in interrupts
-        )
 
     def restart(self) -> str | None:
         try:
@@ -283,18 +267,6 @@ class ReferenceSession:
         except (ValueError, KeyError, TypeError) as failure:
             return f"{type(failure).__name__}: {failure}"
         return None
-
-    def corrupt(self, corruption: str, which: int) -> str:
-        return self.store.corrupt(corruption, which)  # type: ignore[arg-type]
-
-    def executions(self) -> list[dict[str, Any]]:
-        return self.ledger.executions()
-
-    def requests(self) -> list[dict[str, Any]]:
-        return self.journal.records()
-
-    def events(self) -> list[dict[str, Any]]:
-        return self.public_events.records()
 
     def stored(self) -> Stored:
         persisted = self.store.get(TREE_KEY)

@@ -30,9 +30,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable
-from fakes.log import AppendOnlyLog
 from fakes.model import Answer, ScriptedModel, strip_marker
-from fakes.protected import APPROVE, Ledger, ProtectedAction, label_of, question_name, reason
+from fakes.protected import APPROVE, ProtectedAction, question_name, reason
 from fakes.stores import CorruptingStore
 from harness.targets.base import (
     CAPABILITIES,
@@ -43,6 +42,7 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
+from harness.targets.recorded import RecordedSession, shown_to_the_human
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -267,7 +267,7 @@ class _ErrorLog(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-class StrandsSession:
+class StrandsSession(RecordedSession):
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
     ) -> None:
@@ -276,11 +276,8 @@ class StrandsSession:
         self.agents = agents_by_path(scenario.tree)
         self.sessions_dir = workdir / "sessions"
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
-        self.journal = AppendOnlyLog(workdir / "journal.jsonl")
-        self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
-        self.public_events = AppendOnlyLog(workdir / "events.jsonl")
-        self.format = StrandsContinuationFormat()
-        self.store = CorruptingStore(DirectoryStore(self.sessions_dir), self.format)
+        format_ = StrandsContinuationFormat()
+        super().__init__(workdir, CorruptingStore(DirectoryStore(self.sessions_dir), format_))
         self.model_class = model_class()
         self.callee = {  # toolUseId -> the sub-agent it calls, to name a stored turn's owner
             call.id: call.tool
@@ -417,16 +414,7 @@ class StrandsSession:
             )
         finally:
             sdk_logger.removeHandler(errors)
-        pending = tuple(
-            PendingInterrupt(
-                id=interrupt.id,
-                name=interrupt.name,
-                reason=interrupt.reason,
-                label=label_of(interrupt.reason),
-                response=interrupt.response,
-            )
-            for interrupt in (result.interrupts or ())
-        )
+        pending = shown_to_the_human(result.interrupts or ())
         text = None
         if result.stop_reason == "end_turn":
             blocks = result.message.get("content", [])
@@ -455,18 +443,6 @@ class StrandsSession:
         except Exception as failure:
             return f"{type(failure).__name__}: {failure}"
         return None
-
-    def corrupt(self, corruption: str, which: int) -> str:
-        return self.store.corrupt(corruption, which)  # type: ignore[arg-type]
-
-    def executions(self) -> list[dict[str, Any]]:
-        return self.ledger.executions()
-
-    def requests(self) -> list[dict[str, Any]]:
-        return self.journal.records()
-
-    def events(self) -> list[dict[str, Any]]:
-        return self.public_events.records()
 
     def stored(self) -> Stored:
         continuations = tuple(

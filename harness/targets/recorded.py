@@ -1,0 +1,68 @@
+"""What every session driven with the fakes records in its work directory.
+
+The ledger, the model-request journal and the public events are append-only files, so they
+outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
+behind a ``CorruptingStore`` that knows the target's continuation format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from fakes.log import AppendOnlyLog
+from fakes.protected import Ledger, label_of
+from fakes.stores import CorruptingStore
+from harness.targets.base import PendingInterrupt
+
+
+class RecordedSession:
+    def __init__(self, workdir: Path, store: CorruptingStore) -> None:
+        self.journal = AppendOnlyLog(workdir / "journal.jsonl")
+        self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
+        self.public_events = AppendOnlyLog(workdir / "events.jsonl")
+        self.store = store
+        self.format = store.format
+
+    def corrupt(self, corruption: str, which: int) -> str:
+        return self.store.corrupt(corruption, which)  # type: ignore[arg-type]
+
+    def executions(self) -> list[dict[str, Any]]:
+        return self.ledger.executions()
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self.journal.records()
+
+    def events(self) -> list[dict[str, Any]]:
+        return self.public_events.records()
+
+
+class AnInterrupt(Protocol):
+    """The fields an SDK's interrupt object shows (the reference's and Strands' both do)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reason(self) -> Any: ...
+
+    @property
+    def response(self) -> Any: ...
+
+
+def shown_to_the_human(interrupts: Iterable[AnInterrupt]) -> tuple[PendingInterrupt, ...]:
+    """Interrupts as the root shows them, matched to actions by the label in their reason."""
+    return tuple(
+        PendingInterrupt(
+            id=interrupt.id,
+            name=interrupt.name,
+            reason=interrupt.reason,
+            label=label_of(interrupt.reason),
+            response=interrupt.response,
+        )
+        for interrupt in interrupts
+    )
