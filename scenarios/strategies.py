@@ -194,9 +194,7 @@ def restore_scenarios(draw: Draw) -> Scenario:
         sub_agents.append(sub)
     calls = [
         {"tool": sub["name"], "id": tool_use_id}
-        for sub, tool_use_id in zip(
-            sub_agents, draw(st.permutations(TOOL_USE_IDS)), strict=False
-        )
+        for sub, tool_use_id in zip(sub_agents, draw(st.permutations(TOOL_USE_IDS)), strict=False)
     ]
     tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
     steps: list[Any] = []
