@@ -132,7 +132,7 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
         else:
             choices.append("run")
         if answers:
-            choices.append("resend")
+            choices += ["resend", "resend"]
         if expected.parked_continuations and not corrupted:
             choices.append("corrupt")
         kind = draw(st.sampled_from(choices))
