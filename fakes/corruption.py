@@ -61,6 +61,24 @@ class ContinuationFormat(Protocol):
         """The entry with a format-specific corruption applied (may modify it in place)."""
 
 
+def damage_envelope(corruption: str, entry: Any) -> bool:
+    """Apply, in place, a damage every versioned ``{"schema_version", "data"}`` envelope shares
+    (the reference's and Strands' snapshots are both such envelopes); False if not one of those."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
+        raise CorruptionNotApplicable(f"{corruption}: the stored turn is already damaged")
+    if corruption == "schema_version_other":
+        entry["schema_version"] = "2.0"
+    elif corruption == "schema_version_missing":
+        entry.pop("schema_version", None)
+    elif corruption == "payload_missing":
+        del entry["data"]
+    elif corruption == "type_swap":
+        entry["data"]["messages"] = json.dumps(entry["data"].get("messages"))
+    else:
+        return False
+    return True
+
+
 def apply(
     corruption: str,
     continuation_format: ContinuationFormat,

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import harness
-from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable
+from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable, damage_envelope
 from fakes.model import (
     AgentScript,
     Answer,
@@ -168,19 +168,11 @@ class ReferenceContinuationFormat:
         return found
 
     def damage(self, corruption: str, entry: Any) -> Any:
-        if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
-            raise CorruptionNotApplicable(f"{corruption}: the stored turn is already damaged")
+        if damage_envelope(corruption, entry):
+            return entry
         data = entry["data"]
-        if corruption == "schema_version_other":
-            entry["schema_version"] = "2.0"
-        elif corruption == "schema_version_missing":
-            del entry["schema_version"]
-        elif corruption == "payload_missing":
-            del entry["data"]
-        elif corruption == "field_missing":
+        if corruption == "field_missing":
             del data["model_state"]
-        elif corruption == "type_swap":
-            data["messages"] = json.dumps(data["messages"])
         elif corruption == "previous_shape":
             return {key: data[key] for key in ("messages", "state", "interrupt_state")}
         elif corruption == "conversation_manager_other":

@@ -29,7 +29,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable
+from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable, damage_envelope
 from fakes.model import Answer, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, question_name, reason
 from fakes.stores import CorruptingStore
@@ -189,19 +189,11 @@ class StrandsContinuationFormat:
         return found
 
     def damage(self, corruption: str, entry: Any) -> Any:
-        if not isinstance(entry, dict) or not isinstance(entry.get("data"), dict):
-            raise CorruptionNotApplicable(f"{corruption}: the stored turn is already damaged")
+        if damage_envelope(corruption, entry):
+            return entry
         data = entry["data"]
-        if corruption == "schema_version_other":
-            entry["schema_version"] = "2.0"
-        elif corruption == "schema_version_missing":
-            entry.pop("schema_version", None)
-        elif corruption == "payload_missing":
-            del entry["data"]
-        elif corruption == "field_missing":
+        if corruption == "field_missing":
             entry.pop("created_at", None)
-        elif corruption == "type_swap":
-            data["messages"] = json.dumps(data.get("messages"))
         elif corruption == "previous_shape":
             return {"session_snapshot": data}
         elif corruption == "conversation_manager_other":
