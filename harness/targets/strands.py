@@ -116,11 +116,9 @@ class StrandsTarget:
         return StrandsSession(scenario, workdir, self.session_manager)
 
 
-class FakeStrandsModel:
-    """Built lazily (``model_class()``) so this module imports without the SDK installed."""
-
-
 def model_class() -> type:
+    """The scripted model as a ``strands.models.Model`` subclass, built on first use so this
+    module imports without the SDK installed."""
     from strands.models import Model
 
     class ScriptedStrandsModel(Model):  # type: ignore[misc]
