@@ -201,6 +201,7 @@ def _check(arguments: argparse.Namespace) -> int:
         except FindingsFileError as problem:
             raise BadInput(str(problem)) from None
     scenarios = _scenarios_from(arguments.scenarios)
+    stats = None
     if arguments.profile is not None:
         general, focused = sample(arguments.profile), sample(arguments.profile, restore_scenarios)
         scenarios += [
@@ -210,9 +211,10 @@ def _check(arguments: argparse.Namespace) -> int:
             (f"generated-restore-{i:03d}", scenario) for i, scenario in enumerate(focused)
         ]
         stats = frequency_report(arguments.profile, class_frequencies(general), len(general))
-        write_atomically(arguments.reports / "generator-stats.md", stats)
     progress = _Progress() if _interactive() else None
     result = judge(targets, scenarios, progress)
+    if stats is not None:
+        write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
         progress.finish()
     document = conformance_document(result)

@@ -206,3 +206,17 @@ def test_help_explains_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     for command in ("check", "run", "targets"):
         assert command in out
     assert "examples:" in out
+
+
+def test_check_with_a_profile_adds_the_generated_sample_and_its_statistics(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    assert (
+        main(["check", "--target", "reference", "--profile", "ci", "--reports", str(reports)]) == 0
+    )
+    document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    [names] = document["scenarios"].values()
+    generated = [name for name in names if name.startswith("generated-")]
+    assert len(generated) == 400
+    stats = (reports / "generator-stats.md").read_text(encoding="utf-8")
+    assert "| colliding-ids |" in stats
+    assert "too rare" not in stats
