@@ -129,8 +129,8 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
         choices = ["restart", "restart"]
         if pending:
             choices += ["answer", "answer", "answer"]
-        else:
-            choices.append("run")
+        else:  # the turn ended: a restart here is one of the boundaries to cover
+            choices += ["run", "restart", "restart"]
         if answers:
             choices += ["resend", "resend"]
         if expected.parked_continuations and not corrupted:
