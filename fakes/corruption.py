@@ -3,7 +3,14 @@
 Each name describes damage in terms every target understands; a target's ``ContinuationFormat``
 says where its continuations sit inside its stored documents and how the format-specific damages
 look in its own shape (its schema-version field, its previous revision's shape, ...).  The generic
-ones (``truncated``, ``deleted``, ``foreign``) are applied here the same way for every format.
+ones (``truncated``, ``deleted``, ``foreign``, and the fuzzing damages ``key_deleted`` and
+``value_swapped``) are applied here the same way for every format.
+
+The fuzzing damages take a ``pick``: which node of the stored turn they hit, counted in a fixed
+depth-first order over its keys and list items (modulo their number), so "any key at any depth"
+is one integer that hypothesis shrinks toward the first node.  ``document_truncated`` cuts the
+whole stored document (not just the turn) at byte ``pick``; the store applies it, since it is
+damage to bytes, not to JSON.
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ from typing import Any, Final, Literal, Protocol, get_args
 Corruption = Literal[
     "schema_version_other",
     "schema_version_missing",
+    "schema_version_newer",
     "payload_missing",
     "field_missing",
     "type_swap",
@@ -22,12 +30,16 @@ Corruption = Literal[
     "truncated",
     "deleted",
     "foreign",
+    "key_deleted",
+    "value_swapped",
+    "document_truncated",
 ]
 CORRUPTIONS: Final[tuple[str, ...]] = get_args(Corruption)
 FORMAT_SPECIFIC: Final = frozenset(
     {
         "schema_version_other",
         "schema_version_missing",
+        "schema_version_newer",
         "payload_missing",
         "field_missing",
         "type_swap",
@@ -38,6 +50,7 @@ FORMAT_SPECIFIC: Final = frozenset(
 DESCRIPTIONS: Final[dict[str, str]] = {
     "schema_version_other": "the schema version is one the code does not know",
     "schema_version_missing": "the schema version field is gone",
+    "schema_version_newer": "the schema version is the next one after the code's",
     "payload_missing": "the turn's payload (the agent's data) is gone",
     "field_missing": "a required field inside the payload is gone",
     "type_swap": "a list inside the payload holds a string instead",
@@ -46,6 +59,9 @@ DESCRIPTIONS: Final[dict[str, str]] = {
     "truncated": "the stored turn is cut in half (its JSON text, kept as a string)",
     "deleted": "the stored turn is gone",
     "foreign": "the stored turn is another call's",
+    "key_deleted": "one key (or list item) of the stored turn is gone, at any depth",
+    "value_swapped": "one value of the stored turn has another JSON type, at any depth",
+    "document_truncated": "the stored document holding the turn is cut short (at a byte)",
 }
 
 
@@ -70,6 +86,8 @@ def damage_envelope(corruption: str, entry: Any) -> bool:
         entry["schema_version"] = "2.0"
     elif corruption == "schema_version_missing":
         entry.pop("schema_version", None)
+    elif corruption == "schema_version_newer":
+        entry["schema_version"] = newer_version(entry.get("schema_version"))
     elif corruption == "payload_missing":
         del entry["data"]
     elif corruption == "type_swap":
@@ -79,21 +97,77 @@ def damage_envelope(corruption: str, entry: Any) -> bool:
     return True
 
 
+def newer_version(version: Any) -> str:
+    """The version after ``version``: "1" -> "2", "1.0" -> "1.1" (the last number goes up)."""
+    text = str(version)
+    head, _, last = text.rpartition(".")
+    if not last.isdigit():
+        return text + ".1"
+    return f"{head}.{int(last) + 1}" if head else str(int(last) + 1)
+
+
+def nodes(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every key and list item inside ``value``, depth first, keys in sorted order."""
+    found: list[tuple[Any, ...]] = []
+    children: list[tuple[Any, Any]] = []
+    if isinstance(value, dict):
+        children = sorted(value.items(), key=lambda item: str(item[0]))
+    elif isinstance(value, list):
+        children = list(enumerate(value))
+    for key, child in children:
+        found.append((*path, key))
+        found.extend(nodes(child, (*path, key)))
+    return found
+
+
+def swapped(value: Any) -> Any:
+    """A value of another JSON type, derived from ``value`` (never equal to it)."""
+    if isinstance(value, bool) or value is None:
+        return str(value).lower()
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return {str(index): item for index, item in enumerate(value)}
+    return list(value.values()) if isinstance(value, dict) else None
+
+
+def _damage_node(corruption: str, entry: Any, pick: int) -> str:
+    """Delete or swap the ``pick``-th node of ``entry`` in place; the path it hit."""
+    found = nodes(entry)
+    if not found:
+        raise CorruptionNotApplicable(f"{corruption}: the stored turn has no keys")
+    path = found[pick % len(found)]
+    parent = entry
+    for step in path[:-1]:
+        parent = parent[step]
+    if corruption == "key_deleted":
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = swapped(parent[path[-1]])
+    return ".".join(str(step) for step in path)
+
+
 def apply(
     corruption: str,
     continuation_format: ContinuationFormat,
     document: Any,
     path: tuple[Any, ...],
     others: list[tuple[Any, tuple[Any, ...]]],
-) -> None:
-    """Corrupt the continuation at ``path`` in ``document`` in place."""
-    if corruption not in CORRUPTIONS:
-        raise CorruptionNotApplicable(f"unknown corruption {corruption!r}")
+    pick: int = 0,
+) -> str:
+    """Corrupt the continuation at ``path`` in ``document`` in place; what was hit, if more
+    precise than the continuation itself (the path of a fuzzed node), else ""."""
+    if corruption not in CORRUPTIONS or corruption == "document_truncated":
+        raise CorruptionNotApplicable(f"{corruption!r} is not damage to a stored turn")
     container = document
     for step in path[:-1]:
         container = container[step]
     last = path[-1]
     entry = container[last]
+    if corruption in ("key_deleted", "value_swapped"):
+        return _damage_node(corruption, entry, pick)
     if corruption == "deleted":
         del container[last]
     elif corruption == "truncated":
@@ -102,10 +176,11 @@ def apply(
     elif corruption == "foreign":
         if not others:
             raise CorruptionNotApplicable("foreign: only one continuation is stored")
-        other_document, other_path = others[0]
+        other_document, other_path = others[pick % len(others)]
         other = other_document
         for step in other_path:
             other = other[step]
         container[last] = json.loads(json.dumps(other))
     else:
         container[last] = continuation_format.damage(corruption, entry)
+    return ""

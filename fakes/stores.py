@@ -3,15 +3,18 @@
 A target persists whatever it persists (a whole tree, a session, a snapshot) as bytes under keys
 in one of these.  ``FileStore`` writes atomically (a temporary file, then a rename), so a crash
 never leaves half a value.  ``CorruptingStore`` wraps another store and, on request, applies a
-named corruption (``fakes.corruption``) to one stored continuation.
+named corruption (``fakes.corruption``) to one stored continuation, and later repairs it (puts
+the stored document back as it was) as an operator restoring a backup would, but only while the
+document is still exactly as damaged: data a target rewrote since is never overwritten.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
@@ -99,12 +102,36 @@ class FileStore:
         )
 
 
+@dataclass(frozen=True)
+class Damage:
+    """One damaged continuation: where it is, and its JSON text before and right after the
+    damage (``damaged`` None: it was deleted).  ``path`` None: the whole document was damaged
+    as bytes, and both are the document's bytes in base64."""
+
+    key: str
+    path: tuple[Any, ...] | None
+    original: str
+    damaged: str | None
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
 class CorruptingStore:
     """A store that passes everything through, until asked to corrupt a stored continuation."""
 
-    def __init__(self, inner: Store, continuation_format: ContinuationFormat) -> None:
+    def __init__(
+        self,
+        inner: Store,
+        continuation_format: ContinuationFormat,
+        damages_file: Path | None = None,
+    ) -> None:
+        """``damages_file`` keeps what was damaged (to repair it) across processes."""
         self.inner = inner
         self.format = continuation_format
+        self.damages_file = damages_file
+        self._damages: list[Damage] = []
 
     def get(self, key: str) -> bytes | None:
         return self.inner.get(key)
@@ -136,16 +163,97 @@ class CorruptingStore:
                 found.append(StoredContinuation(key, path, entry))
         return found
 
-    def corrupt(self, corruption: Corruption, which: int = 0) -> str:
-        """Apply ``corruption`` to the ``which``-th stored continuation; say what was done."""
+    def corrupt(self, corruption: Corruption, which: int = 0, pick: int = 0) -> str:
+        """Apply ``corruption`` to the ``which``-th stored continuation (``pick`` chooses the
+        node or byte the fuzzing damages hit); say what was done."""
         found = self.continuations()
         if which >= len(found):
             raise CorruptionNotApplicable(
                 f"{corruption}: there are {len(found)} stored continuations, not {which + 1}"
             )
         key, path = found[which].key, found[which].path
+        original = self.inner.get(key) or b""
+        where = f"the continuation at {key}:{list(path)}"
+        if corruption == "document_truncated":
+            cut = pick % max(len(original), 1)
+            self.inner.put(key, original[:cut])
+            encoded = [base64.b64encode(raw).decode() for raw in (original, original[:cut])]
+            self.damages = [*self.damages, Damage(key, None, *encoded)]
+            return f"{corruption} applied to {key}: {cut} of {len(original)} bytes kept"
         documents = {k: json.loads(self.inner.get(k) or b"null") for k in {e.key for e in found}}
         others = [(documents[e.key], e.path) for e in found if (e.key, e.path) != (key, path)]
-        apply(corruption, self.format, documents[key], path, others)
+        hit = apply(corruption, self.format, documents[key], path, others, pick)
         self.inner.put(key, json.dumps(documents[key], sort_keys=True).encode())
-        return f"{corruption} applied to the continuation at {key}:{list(path)}"
+        after = _at(documents[key], path)
+        damaged = None if after is _MISSING else _canonical(after)
+        self.damages = [*self.damages, Damage(key, path, _canonical(found[which].value), damaged)]
+        return f"{corruption} applied to {where}" + (f" at {hit}" if hit else "")
+
+    def repair(self) -> str:
+        """Put every damaged continuation back as it was, unless it changed since it was
+        damaged; say what was done."""
+        said = [f"{damage.key} {self._put_back(damage)}" for damage in self.damages]
+        self.damages = []
+        return "; ".join(said) if said else "nothing to repair"
+
+    def _put_back(self, damage: Damage) -> str:
+        current = self.inner.get(damage.key)
+        if damage.path is None:
+            if current is None or base64.b64encode(current).decode() != damage.damaged:
+                return "not put back: rewritten since it was damaged"
+            self.inner.put(damage.key, base64.b64decode(damage.original))
+            return "put back"
+        try:
+            document = json.loads(current or b"")
+        except ValueError:
+            return "not put back: the document no longer parses"
+        now = _at(document, damage.path)
+        unchanged = (
+            now is _MISSING
+            if damage.damaged is None
+            else (now is not _MISSING and _canonical(now) == damage.damaged)
+        )
+        parent = _at(document, damage.path[:-1])
+        if not unchanged or not isinstance(parent, dict | list):
+            return "not put back: the stored turn changed since it was damaged"
+        parent[damage.path[-1]] = json.loads(damage.original)
+        self.inner.put(damage.key, json.dumps(document, sort_keys=True).encode())
+        return "put back"
+
+    @property
+    def damages(self) -> list[Damage]:
+        """The damaged documents not yet repaired, oldest first."""
+        if self.damages_file is None:
+            return self._damages
+        if not self.damages_file.exists():
+            return []
+        return [
+            Damage(
+                item["key"],
+                None if item["path"] is None else tuple(item["path"]),
+                item["original"],
+                item["damaged"],
+            )
+            for item in json.loads(self.damages_file.read_text(encoding="utf-8"))
+        ]
+
+    @damages.setter
+    def damages(self, damages: list[Damage]) -> None:
+        self._damages = damages
+        if self.damages_file is not None:
+            encoded = [asdict(damage) for damage in damages]
+            self.damages_file.write_text(json.dumps(encoded), encoding="utf-8")
+
+
+_MISSING: Any = object()
+
+
+def _at(document: Any, path: tuple[Any, ...]) -> Any:
+    """The value at ``path`` in ``document``, or ``_MISSING``."""
+    value = document
+    for step in path:
+        try:
+            value = value[step]
+        except (KeyError, IndexError, TypeError):
+            return _MISSING
+    return value

@@ -69,8 +69,13 @@ class ProcessSession:
         error: str | None = self._call({"op": "start"})["error"]
         return error
 
-    def corrupt(self, corruption: str, which: int) -> str:
-        note: str = self._call({"op": "corrupt", "corruption": corruption, "which": which})["note"]
+    def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
+        request = {"op": "corrupt", "corruption": corruption, "which": which, "pick": pick}
+        note: str = self._call(request)["note"]
+        return note
+
+    def repair(self) -> str:
+        note: str = self._call({"op": "repair"})["note"]
         return note
 
     def executions(self) -> list[dict[str, Any]]:
@@ -141,9 +146,13 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
         reply["observation"] = asdict(session.answer(responses))
     elif op == "corrupt":
         try:
-            reply["note"] = session.corrupt(request["corruption"], request["which"])
+            reply["note"] = session.corrupt(
+                request["corruption"], request["which"], request["pick"]
+            )
         except CorruptionNotApplicable as nothing:
             reply["note"] = f"nothing corrupted: {nothing}"
+    elif op == "repair":
+        reply["note"] = session.repair()
     reply.update(
         executions=session.executions(),
         requests=session.requests(),

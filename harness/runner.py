@@ -22,7 +22,7 @@ from harness.targets.base import (
     Target,
     missing_capabilities,
 )
-from scenarios.model import Answer, Corrupt, Resend, Restart, Run, Scenario, Step
+from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
 
 
@@ -109,11 +109,14 @@ class Recorder:
         elif isinstance(step, Corrupt):
             expected = self.oracle.step(index, step)
             try:
-                note = self.session.corrupt(step.corrupt, step.which)
+                note = self.session.corrupt(step.corrupt, step.which, step.pick)
             except CorruptionNotApplicable as nothing:
                 # the scenario says a continuation is stored here; the target has none
                 note = f"nothing corrupted: {nothing}"
             observed = {"note": note, "error": self.session.restart()}
+        elif isinstance(step, Repair):
+            expected = self.oracle.step(index, step)
+            observed = {"note": self.session.repair(), "error": self.session.restart()}
         else:  # pragma: no cover - the scenario model admits no other step
             raise AssertionError(step)
         return StepRecord(
@@ -175,6 +178,7 @@ def _kind(step: Step) -> str:
         ("answer", Answer),
         ("restart", Restart),
         ("corrupt", Corrupt),
+        ("repair", Repair),
         ("resend", Resend),
     ):
         if isinstance(step, cls):

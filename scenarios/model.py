@@ -102,10 +102,18 @@ class Restart(Strict):
 
 
 class Corrupt(Strict):
-    """Damage the ``which``-th stored continuation, then restart (only a reload reads it)."""
+    """Damage the ``which``-th stored continuation, then restart (only a reload reads it).
+    ``pick`` chooses the node (or byte) a fuzzing damage hits; the others ignore it."""
 
     corrupt: Corruption
     which: Annotated[int, Field(ge=0)] = 0
+    pick: Annotated[int, Field(ge=0)] = 0
+
+
+class Repair(Strict):
+    """Put back what the corruption damaged (as restoring a backup would), then restart."""
+
+    repair: Literal[True]
 
 
 class Resend(Strict):
@@ -114,7 +122,7 @@ class Resend(Strict):
     resend: Annotated[int, Field(ge=0)]
 
 
-Step = Run | Answer | Restart | Corrupt | Resend
+Step = Run | Answer | Restart | Corrupt | Repair | Resend
 
 
 class Expect(Strict):
@@ -153,9 +161,9 @@ class Scenario(Strict):
     @field_validator("steps", mode="before")
     @classmethod
     def _bare_restart(cls, steps: Any) -> Any:
-        """``- restart`` in a file is short for ``- restart: true``."""
+        """``- restart`` in a file is short for ``- restart: true`` (and ``- repair`` likewise)."""
         if isinstance(steps, list):
-            return [{"restart": True} if step == "restart" else step for step in steps]
+            return [{step: True} if step in ("restart", "repair") else step for step in steps]
         return steps
 
     @model_validator(mode="after")
@@ -172,6 +180,10 @@ class Scenario(Strict):
                 unknown = sorted(set(step.answer) - set(labels))
                 if unknown:
                     raise ValueError(f"steps[{index}].answer: no action labelled {unknown}")
+            if isinstance(step, Repair) and not any(
+                isinstance(earlier, Corrupt) for earlier in self.steps[:index]
+            ):
+                raise ValueError(f"steps[{index}].repair: no corruption before it to repair")
             if isinstance(step, Resend) and not (
                 step.resend < index and isinstance(self.steps[step.resend], Answer)
             ):

@@ -13,21 +13,34 @@ Semantics it encodes, each straight from DESIGN.md:
   ends the call without running it; an unanswered question stays pending;
 * a restart changes nothing, except that a preserve_context sub-agent without a session store
   loses its parked turn, after which every resume must fail loudly and change nothing;
-* after a stored continuation is corrupted, every resume must fail loudly and change nothing;
+* after a stored continuation is corrupted, every resume must fail loudly and change nothing,
+  until the damage is repaired: an answer refused meanwhile then still works when re-sent;
 * a preserve_context sub-agent with a parked turn refuses a second caller (it never takes
   another call's turn): that call ends at once with an error result;
-* re-sending an earlier answer changes nothing.
+* re-sending an earlier answer changes nothing (unless it was refused, see above).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Final, Literal
 
-from scenarios.model import Action, Agent, Answer, Corrupt, Resend, Restart, Run, Scenario, Step
+from scenarios.model import (
+    Action,
+    Agent,
+    Answer,
+    Corrupt,
+    Repair,
+    Resend,
+    Restart,
+    Run,
+    Scenario,
+    Step,
+)
 
 ErrorExpectation = Literal["required", "allowed", "forbidden"]
+CORRUPTED: Final = "continuation corrupted"
 
 
 class ScenarioError(ValueError):
@@ -88,6 +101,7 @@ class Oracle:
     live: dict[str, Activation | None] = field(default_factory=dict)  # preserve_context busy-with
     stuck: str | None = None
     answers_given: dict[int, dict[str, str]] = field(default_factory=dict)
+    refused: set[int] = field(default_factory=set)  # answers a corrupted store refused
 
     def step(self, index: int, step: Step, answers: dict[str, str] | None = None) -> Expected:
         """The expectation for ``step``; ``answers`` are the labels an ``answer_ids`` step named."""
@@ -96,14 +110,21 @@ class Oracle:
         if isinstance(step, Answer):
             given = dict(step.answer) | (answers or {})
             self.answers_given[index] = given
-            return self._answer(given)
+            return self._answer(index, given)
         if isinstance(step, Restart):
             self._restart()
             return self._expect([], error="forbidden", stop_reason=None)
         if isinstance(step, Corrupt):
             self._corrupt(index, step)
             return self._expect([], error="allowed", stop_reason=None)
+        if isinstance(step, Repair):
+            if self.stuck is not None and self.stuck.startswith(CORRUPTED):
+                self.stuck = None
+            return self._expect([], error="allowed", stop_reason=None)
         if isinstance(step, Resend):
+            if step.resend in self.refused and self.stuck is None:
+                self.refused.discard(step.resend)
+                return self._answer(step.resend, self.answers_given[step.resend])
             return self._expect([], error="allowed", stop_reason=None)
         raise AssertionError(step)
 
@@ -116,10 +137,12 @@ class Oracle:
         self._advance(self.root, executed)
         return self._expect(executed, error="forbidden")
 
-    def _answer(self, given: dict[str, str]) -> Expected:
+    def _answer(self, index: int, given: dict[str, str]) -> Expected:
         if self.root is None or self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
         if self.stuck is not None:
+            if self.stuck.startswith(CORRUPTED):
+                self.refused.add(index)
             return self._expect([], error="required", stop_reason=None)
         executed: list[str] = []
         for call in self._asking(self.root):
@@ -148,7 +171,8 @@ class Oracle:
                 f"steps[{index}].corrupt: {parked} continuation(s) stored at this point, "
                 f"{step.corrupt} at which={step.which} needs {needed}"
             )
-        self.stuck = f"continuation corrupted ({step.corrupt})"
+        if self.stuck is None:  # a turn already lost stays lost, whatever is repaired
+            self.stuck = f"{CORRUPTED} ({step.corrupt})"
 
     def _advance(self, activation: Activation, executed: list[str]) -> None:
         agent = activation.agent

@@ -20,7 +20,8 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from scenarios.model import Answer, Corrupt, Resend, Restart, Run, Scenario, Step
+from fakes.corruption import CORRUPTIONS
+from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
 
 TOOL_USE_IDS: Final = ("t1", "t2", "t:1", "t%1", "tü", "")
@@ -204,3 +205,76 @@ def restore_scenarios(draw: Draw) -> Scenario:
     return Scenario.model_validate(
         {"description": "generated", "source": "scenarios.strategies", "tree": tree, "steps": steps}
     )
+
+
+@st.composite
+def corruption_cases(draw: Draw, max_depth: int = 3) -> Scenario:
+    """A fault-campaign case: a tree whose first prompt parks ephemeral sub-agent turns (up to
+    ``max_depth`` deep, with siblings, windows, stateful providers, an orchestrator action of
+    its own), one corruption of one stored turn, the human approving everything pending, the
+    damage repaired, and the approval re-sent.  What a target does at the approval and after the
+    repair decides the case's class (``harness.campaigns.corruption``)."""
+    names = count(1)
+    tree: dict[str, Any] = {"name": "orchestrator", "answer": "all done"}
+    subs = [_parking_sub_agent(draw, 2, max_depth, names) for _ in range(draw(st.integers(1, 3)))]
+    tree["sub_agents"] = subs
+    tools = [sub["name"] for sub in subs]
+    if draw(st.integers(0, 3)) == 0:  # a nested and an ordinary interrupt in one turn
+        tree["actions"] = [{"tool": "approve_budget", "label": "orchestrator-act"}]
+        tools.append("approve_budget")
+    tree["turns"] = [_one_turn(draw, tools)]
+    base = Scenario.model_validate(
+        {
+            "description": "generated",
+            "source": "scenarios.strategies",
+            "tree": tree,
+            "steps": [{"run": "p1"}],
+        }
+    )
+    after_run = Oracle(base).step(0, base.steps[0])
+    parked = after_run.parked_continuations
+    kinds = [kind for kind in CORRUPTIONS if kind != "foreign" or parked >= 2]
+    corrupt = Corrupt(
+        corrupt=draw(st.sampled_from(kinds)),
+        which=draw(st.integers(0, parked - 1)),
+        pick=draw(st.integers(0, 2**16)),
+    )
+    labels = sorted({label for label, _ in after_run.pending})
+    steps: list[Step] = [
+        Run(run="p1"),
+        corrupt,
+        Answer(answer=dict.fromkeys(labels, "approve")),
+        Repair(repair=True),
+        Resend(resend=2),
+    ]
+    return base.model_copy(update={"steps": tuple(steps)})
+
+
+def _parking_sub_agent(draw: Draw, depth: int, max_depth: int, names: count[int]) -> dict[str, Any]:
+    name = f"s{next(names)}"
+    agent: dict[str, Any] = {
+        "name": name,
+        "actions": [{"tool": "act", "label": f"{name}-act"}],
+        "state": {"canary": f"private-state-of-{name}"},
+        "answer": f"{name} finished",
+    }
+    tools = ["act"]
+    if depth < max_depth and draw(st.integers(0, 2)) == 0:
+        nested = _parking_sub_agent(draw, depth + 1, max_depth, names)
+        agent["sub_agents"] = [nested]
+        tools.append(nested["name"])
+    if draw(st.booleans()):
+        agent["stateful_provider"] = True
+    if draw(st.integers(0, 2)) == 0:
+        agent["window"] = {"size": draw(st.sampled_from((2, 3))), "per_turn": 2}
+    agent["turns"] = [_one_turn(draw, tools)]
+    return agent
+
+
+def _one_turn(draw: Draw, tools: list[str]) -> list[dict[str, str]]:
+    """One model turn calling every tool once, under distinct non-empty toolUseIds (what an
+    empty one does is the general family's business, not a corruption's)."""
+    ids = draw(st.permutations([tool_use_id for tool_use_id in TOOL_USE_IDS if tool_use_id]))
+    return [
+        {"tool": tool, "id": tool_use_id} for tool, tool_use_id in zip(tools, ids, strict=False)
+    ]

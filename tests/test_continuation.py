@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fakes.corruption import apply, nodes
 from harness.reference import continuation
 from harness.reference.continuation import ContinuationError, restore, store
 from harness.reference.state import AgentState, Interrupt, InterruptState
+from harness.targets.reference import ReferenceContinuationFormat
 
 WINDOW = "sliding_window"
 
@@ -151,9 +153,18 @@ def test_restore_returns_data_unshared_with_the_entry() -> None:
     assert restore(entry, owner(), WINDOW) == parked()
 
 
+def sealed(entry: Any) -> Any:
+    """``entry`` with its digest made to match again: what a writer with that bug would store,
+    so the shape checks behind the digest are reached."""
+    if isinstance(entry, dict) and "digest" in entry:
+        entry["digest"] = continuation.digest(entry)
+    return entry
+
+
 def test_restore_accepts_extra_fields_on_an_interrupt() -> None:
     entry = store(parked(), owner(), WINDOW)
     entry["data"]["interrupt_state"]["interrupts"][0]["seen_at"] = "later"
+    sealed(entry)
 
     assert restore(entry, owner(), WINDOW).interrupt_state.interrupts == [
         Interrupt("tool:t1:approval", "approval", {"action": "a"})
@@ -242,7 +253,7 @@ DAMAGES: dict[str, tuple[Damage, str]] = {
 @pytest.mark.parametrize("damage_name", sorted(DAMAGES))
 def test_restore_refuses_each_damage_with_a_message(damage_name: str) -> None:
     damage, message = DAMAGES[damage_name]
-    entry = damage(store(parked(), owner(), WINDOW))
+    entry = sealed(damage(store(parked(), owner(), WINDOW)))
 
     with pytest.raises(ContinuationError, match=message):
         restore(entry, owner(), WINDOW)
@@ -279,6 +290,7 @@ def test_restore_refuses_an_entry_missing_any_top_level_field(field: str) -> Non
 def test_restore_refuses_data_missing_any_field(field: str) -> None:
     entry = store(parked(), owner(), WINDOW)
     del entry["data"][field]
+    sealed(entry)
 
     with pytest.raises(ContinuationError, match=f"data lacks \\['{field}'\\]"):
         restore(entry, owner(), WINDOW)
@@ -288,6 +300,31 @@ def test_restore_refuses_data_missing_any_field(field: str) -> None:
 def test_restore_refuses_data_with_any_field_of_the_wrong_type(field: str) -> None:
     entry = store(parked(), owner(), WINDOW)
     entry["data"][field] = "0"
+    sealed(entry)
 
     with pytest.raises(ContinuationError, match=f"data.{field} is not a"):
         restore(entry, owner(), WINDOW)
+
+
+def test_every_key_deleted_or_value_swapped_anywhere_is_refused_by_the_digest() -> None:
+    pristine = store(parked(), owner(), WINDOW)
+    paths = nodes(pristine)
+    assert len(paths) > 20  # the turn has messages, state and interrupts to hit
+    for pick in range(len(paths)):
+        for damage in ("key_deleted", "value_swapped"):
+            entry = json.loads(json.dumps(pristine))
+            container = {"turn": entry}
+            hit = apply(damage, ReferenceContinuationFormat(), container, ("turn",), [], pick)
+            with pytest.raises(ContinuationError) as refused:
+                restore(container["turn"], owner(), WINDOW)
+            # deep damage is caught by the digest; only the envelope's own fields by their checks
+            if hit.count(".") >= 1:
+                assert "digest" in str(refused.value), (damage, hit)
+
+
+def test_the_digest_covers_everything_but_itself() -> None:
+    entry = store(parked(), owner(), WINDOW)
+
+    assert entry["digest"] == continuation.digest(entry)
+    assert entry["digest"] == continuation.digest({**entry, "digest": "anything"})
+    assert entry["digest"] != continuation.digest({**entry, "owner": {"tool_use_id": "o2"}})

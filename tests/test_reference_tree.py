@@ -30,6 +30,7 @@ from fakes.model import ToolCall as ScriptedCall
 from fakes.protected import APPROVE, Ledger, ProtectedAction, label_of
 from harness.reference.agent import AgentError, AgentResult
 from harness.reference.agent_as_tool import SUB_AGENT_TURNS, LostTurnError
+from harness.reference.continuation import digest
 from harness.reference.conversation import SlidingWindow
 from harness.reference.naming import root_visible_id, split_root_visible_id
 from harness.reference.state import Interrupt
@@ -286,6 +287,7 @@ def test_a_stateful_sub_agent_without_its_model_state_is_refused_by_the_provider
     entry = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["1.o1"]
     assert entry["data"]["model_state"] == {"response_id": response_id("orch/S", "go", 0)}
     entry["data"]["model_state"] = {}
+    entry["digest"] = digest(entry)  # a writer that forgot the model state, not storage damage
     tree = rig.build(json.dumps(document).encode())
 
     with pytest.raises(ProviderError, match="without previous_response_id"):
@@ -327,9 +329,11 @@ def test_a_window_that_lost_its_count_would_send_different_messages(tmp_path: Pa
     tree = rig.build()
     [interrupt] = tree.root("start").interrupts
     document = stored(tree)
-    data = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["1.o1"]["data"]
+    entry = document["root"]["interrupt_state"]["context"][SUB_AGENT_TURNS]["1.o1"]
+    data = entry["data"]
     assert data["conversation_manager_state"] == {"model_call_count": 1, "removed_message_count": 0}
     data["conversation_manager_state"]["model_call_count"] = 0
+    entry["digest"] = digest(entry)  # a writer that lost the count, not storage damage
 
     rig.build(json.dumps(document).encode()).root.resume({interrupt.id: APPROVE})
 

@@ -11,6 +11,9 @@ Invariants kept here (DESIGN invariants 6, 7 and 9):
   ``ContinuationError`` naming what is wrong; it never returns a partly restored agent.  Unknown
   schema versions, missing or extra fields, wrong types, the previous revision's shape, another
   call's turn and a conversation-manager type other than the rebuilt sub-agent's are refused.
+  Each entry carries the SHA-256 digest of its own canonical JSON, so damage the shape checks
+  cannot see (a key deleted or a value changed deep inside messages or state) is refused too,
+  before anything of the turn is used.
 
 Pure functions over JSON-shaped data: no state, no I/O.
 """
@@ -18,13 +21,17 @@ Pure functions over JSON-shaped data: no state, no I/O.
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Final
 
 from harness.reference.state import JSON, AgentState
 
 SCHEMA_VERSION: Final = "1"
-ENTRY_FIELDS: Final = frozenset({"schema_version", "owner", "conversation_manager", "data"})
+ENTRY_FIELDS: Final = frozenset(
+    {"schema_version", "owner", "conversation_manager", "data", "digest"}
+)
 DATA_FIELDS: Final = {
     "model_turns": int,
     "messages": list,
@@ -45,12 +52,21 @@ def store(parked: AgentState, owner: JSON, conversation_manager_type: str) -> di
     """The continuation of a parked turn, as one JSON-shaped entry bound to its ``owner`` call."""
     if not parked.interrupt_state.activated:
         raise ValueError("only a parked (interrupted) turn has a continuation")
-    return {
+    entry: dict[str, JSON] = {
         "schema_version": SCHEMA_VERSION,
         "owner": copy.deepcopy(owner),
         "conversation_manager": conversation_manager_type,
         "data": parked.to_json(),
     }
+    entry["digest"] = digest(entry)
+    return entry
+
+
+def digest(entry: Mapping[str, JSON]) -> str:
+    """SHA-256 of the entry's canonical JSON, its own digest left out."""
+    content = {name: value for name, value in entry.items() if name != "digest"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def restore(entry: JSON, owner: JSON, conversation_manager_type: str) -> AgentState:
@@ -63,6 +79,10 @@ def restore(entry: JSON, owner: JSON, conversation_manager_type: str) -> AgentSt
     _require(fields == ENTRY_FIELDS, f"the stored turn has fields {sorted(fields)}")
     version = entry["schema_version"]
     _require(version == SCHEMA_VERSION, f"unsupported schema version {version!r}")
+    _require(
+        entry["digest"] == digest(entry),
+        "the stored turn does not match its digest: it was changed in storage",
+    )
     _require(
         entry["owner"] == owner, f"the stored turn belongs to {entry['owner']!r}, not {owner!r}"
     )

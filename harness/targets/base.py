@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from scenarios.model import Corrupt, Restart, Scenario
+from scenarios.model import Corrupt, Repair, Restart, Scenario
 
 # What a scenario may need; each target says which it can express.
 CAPABILITIES = {
@@ -81,8 +81,13 @@ class Session(Protocol):
     def restart(self) -> str | None:
         """Drop every object and rebuild from persisted data; the error, if rebuilding failed."""
 
-    def corrupt(self, corruption: str, which: int) -> str:
-        """Damage the ``which``-th stored continuation (not yet reloaded); say what was done."""
+    def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
+        """Damage the ``which``-th stored continuation (not yet reloaded); say what was done.
+        ``pick`` chooses the node or byte a fuzzing damage hits (``fakes.corruption``)."""
+
+    def repair(self) -> str:
+        """Put back what ``corrupt`` damaged, unless the target rewrote it since (not yet
+        reloaded); say what was done."""
 
     def executions(self) -> list[dict[str, Any]]:
         """The ledger so far: every protected action that ran."""
@@ -134,7 +139,7 @@ def requirements(scenario: Scenario) -> set[str]:
             if action.hook:
                 needed.add("hook_interrupts")
     for step in scenario.steps:
-        if isinstance(step, Restart | Corrupt):
+        if isinstance(step, Restart | Corrupt | Repair):
             needed.add("restart")
         if isinstance(step, Corrupt):
             needed.add("corruption")

@@ -11,22 +11,30 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
+from fakes.corruption import ContinuationFormat
 from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
-from fakes.stores import CorruptingStore
+from fakes.stores import CorruptingStore, Store
 from harness.targets.base import PendingInterrupt
+
+NOT_REBUILT = "the agents could not be rebuilt from storage at the last restart"
 
 
 class RecordedSession:
-    def __init__(self, workdir: Path, store: CorruptingStore) -> None:
+    def __init__(
+        self, workdir: Path, store: Store, continuation_format: ContinuationFormat
+    ) -> None:
         self.journal = AppendOnlyLog(workdir / "journal.jsonl")
         self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
         self.public_events = AppendOnlyLog(workdir / "events.jsonl")
-        self.store = store
-        self.format = store.format
+        self.store = CorruptingStore(store, continuation_format, workdir / "damages.json")
+        self.format = continuation_format
 
-    def corrupt(self, corruption: str, which: int) -> str:
-        return self.store.corrupt(corruption, which)  # type: ignore[arg-type]
+    def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
+        return self.store.corrupt(corruption, which, pick)  # type: ignore[arg-type]
+
+    def repair(self) -> str:
+        return self.store.repair()
 
     def executions(self) -> list[dict[str, Any]]:
         return self.ledger.executions()

@@ -21,7 +21,7 @@ from fakes.model import (
 )
 from fakes.model import ToolCall as ScriptedCall
 from fakes.protected import Ledger, ProtectedAction
-from fakes.stores import CorruptingStore, FileStore
+from fakes.stores import FileStore
 from harness.reference.agent import AgentError, Completed, ToolCall, ToolOutcome, ToolUse
 from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
 from harness.reference.continuation import ContinuationError
@@ -37,7 +37,7 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import RecordedSession, shown_to_the_human
+from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
 from scenarios import model as scenario_model
 
 TREE_KEY: Final = "tree"
@@ -203,10 +203,10 @@ def _entries(agent_state: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
 class ReferenceSession(RecordedSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
         format_ = ReferenceContinuationFormat()
-        super().__init__(workdir, CorruptingStore(FileStore(workdir / "store"), format_))
+        super().__init__(workdir, FileStore(workdir / "store"), format_)
         self.spec = agent_spec(scenario.tree)
         self.agents = agents_by_path(scenario.tree)
-        self.tree = self._build()
+        self.tree: Tree | None = self._build()
 
     def _build(self) -> Tree:
         return Tree(
@@ -229,19 +229,22 @@ class ReferenceSession(RecordedSession):
         return ActionTool(action.tool, protected, self.ledger, path)
 
     def run(self, prompt: str) -> Observation:
-        return self._step(lambda: self.tree.root(prompt))
+        return self._step(lambda tree: tree.root(prompt))
 
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         by_id = {pending.id: response for pending, response in responses}
-        return self._step(lambda: self.tree.root.resume(by_id))
+        return self._step(lambda tree: tree.root.resume(by_id))
 
     def _step(self, call: Any) -> Observation:
+        tree = self.tree
+        if tree is None:  # the last restart failed: nothing is running to ask
+            return Observation(stop_reason=None, error=NOT_REBUILT)
         try:
-            result = call()
+            result = call(tree)
         except EXPECTED_FAILURES as failure:
             observation = Observation(
                 stop_reason=None,
-                pending=shown_to_the_human(self.tree.root.state.interrupt_state.pending),
+                pending=shown_to_the_human(tree.root.state.interrupt_state.pending),
                 error=f"{type(failure).__name__}: {failure}",
             )
         else:
@@ -250,13 +253,14 @@ class ReferenceSession(RecordedSession):
                 pending=shown_to_the_human(result.interrupts),
                 final_answer=None if result.text is None else strip_marker(result.text),
             )
-        self.store.put(TREE_KEY, self.tree.persist())
+        self.store.put(TREE_KEY, tree.persist())
         return observation
 
     def restart(self) -> str | None:
         try:
             self.tree = self._build()
         except (ValueError, KeyError, TypeError) as failure:
+            self.tree = None
             return f"{type(failure).__name__}: {failure}"
         return None
 
@@ -268,7 +272,10 @@ class ReferenceSession(RecordedSession):
             StoredContinuation(owner=_owner_name(entry.value), size=entry.size)
             for entry in self.store.continuations()
         )
-        record = json.loads(persisted)["root"]["interrupt_state"]
+        try:
+            record = json.loads(persisted)["root"]["interrupt_state"]
+        except (ValueError, KeyError, TypeError):  # damaged: no record to measure
+            return Stored(continuations=continuations)
         return Stored(continuations=continuations, record_bytes=len(_compact(record)))
 
 

@@ -32,7 +32,6 @@ from typing import Any, Final
 from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable, damage_envelope
 from fakes.model import Answer, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, question_name, reason
-from fakes.stores import CorruptingStore
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -42,7 +41,7 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import RecordedSession, shown_to_the_human
+from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -267,7 +266,7 @@ class StrandsSession(RecordedSession):
         self.sessions_dir = workdir / "sessions"
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
         format_ = StrandsContinuationFormat()
-        super().__init__(workdir, CorruptingStore(DirectoryStore(self.sessions_dir), format_))
+        super().__init__(workdir, DirectoryStore(self.sessions_dir), format_)
         self.model_class = model_class()
         self.callee = {  # toolUseId -> the sub-agent it calls, to name a stored turn's owner
             call.id: call.tool
@@ -276,7 +275,7 @@ class StrandsSession(RecordedSession):
             for call in turn
             if call.tool in {sub.name for sub in agent.sub_agents}
         }
-        self.root = self._build()
+        self.root: Any = self._build()
 
     # -- building the tree with real SDK objects ------------------------------------------
 
@@ -391,6 +390,8 @@ class StrandsSession(RecordedSession):
         return self._step(content)
 
     def _step(self, prompt: Any) -> Observation:
+        if self.root is None:  # the last restart failed: nothing is running to ask
+            return Observation(stop_reason=None, error=NOT_REBUILT)
         errors = _ErrorLog()
         sdk_logger = logging.getLogger("strands")
         sdk_logger.addHandler(errors)
@@ -421,16 +422,15 @@ class StrandsSession(RecordedSession):
         agent_id = _agent_id(self.scenario.tree.name)
         if self.session_manager_kind == "snapshot":
             key = f"session/{agent_id}/scopes/agent/{agent_id}/snapshots/snapshot_latest.json"
-            document = json.loads(self.store.get(key) or b"{}")
-            return (document.get("data") or {}).get("interrupt_state")
+            return _dig(self.store.get(key), "data", "interrupt_state")
         key = f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
-        document = json.loads(self.store.get(key) or b"{}")
-        return (document.get("_internal_state") or {}).get("interrupt_state")
+        return _dig(self.store.get(key), "_internal_state", "interrupt_state")
 
     def restart(self) -> str | None:
         try:
             self.root = self._build()
         except Exception as failure:
+            self.root = None  # nothing survives a failed rebuild
             return f"{type(failure).__name__}: {failure}"
         return None
 
@@ -445,6 +445,17 @@ class StrandsSession(RecordedSession):
         record = self._root_interrupt_record()
         record_bytes = None if record is None else len(_compact(record))
         return Stored(continuations=continuations, record_bytes=record_bytes)
+
+
+def _dig(stored: bytes | None, *path: str) -> Any:
+    """The value at ``path`` in a stored JSON document; None if absent or damaged."""
+    try:
+        value = json.loads(stored or b"{}")
+        for key in path:
+            value = value[key]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return value
 
 
 def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:

@@ -1,0 +1,218 @@
+"""Corruption fuzzing: what a target does with a damaged stored continuation.
+
+Each case (``scenarios.strategies.corruption_cases``) parks sub-agent turns, damages one stored
+turn, approves everything pending, repairs the damage and re-sends the approval.  ``classify`` is
+a pure function of the recorded history; the undamaged outcome it compares with is the oracle's
+(the expectation of the re-sent approval, which must do what the approval would have done had
+nothing been damaged), never the target's.
+
+Classes, worst first:
+
+* ``UNSAFE``: an action ran without approval, or more often than approved;
+* ``SILENT_LOST``: the approval was not carried out, and no error said so;
+* ``LOUD_LOST``: an error was raised or logged, but the approval cannot be carried out: the
+  question is gone, the retry after the repair does not do what the approval asked (what ran at
+  the failed approval and after the repair together is not what was approved), or a re-raised
+  question still carries the earlier response;
+* ``ALTERED``: the approved actions ran, but the turn went on differently than undamaged;
+* ``TOLERATED``: the damage made no difference: the approval was carried out as if undamaged;
+* ``SAFE``: an error was raised or logged, the questions stayed pending with no response
+  attached, and after the repair the re-sent approval did exactly what it asked: what ran at the
+  failed approval and after the repair is, together, exactly what was approved, once.  (A
+  target may carry out the approvals the damage does not touch, such as the orchestrator's own
+  action, at the failed approval; one that refuses the whole resume runs nothing there.)
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Final
+
+import hypothesis
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import NoSuchExample
+
+from harness.history import History, StepRecord
+from harness.runner import run_scenario
+from harness.targets.base import Target
+from scenarios.model import Corrupt, Scenario
+from scenarios.strategies import corruption_cases
+
+CLASSES: Final = ("UNSAFE", "SILENT_LOST", "LOUD_LOST", "ALTERED", "TOLERATED", "SAFE")
+NOT_APPLIED: Final = "NOT_APPLIED"  # the damage found nothing to hit (not counted in a class)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    fault_class: str
+    reasons: tuple[str, ...]
+
+
+def classify(history: History) -> Verdict:
+    """The class of one corruption case's history (steps: run, corrupt, answer, repair, resend)."""
+    by_kind = {step.kind: step for step in history.steps}
+    corrupt, answer, resend = by_kind["corrupt"], by_kind["answer"], by_kind["resend"]
+    if str(corrupt.observed.get("note", "")).startswith("nothing corrupted"):
+        return Verdict(NOT_APPLIED, (str(corrupt.observed["note"]),))
+    undamaged = resend.expected  # the oracle's outcome of the approval, had nothing been damaged
+    overrun = _overrun(history)
+    if overrun:
+        return Verdict("UNSAFE", tuple(overrun))
+    loud = corrupt.observed.get("error") is not None or answer.observed.get("error") is not None
+    at_answer = _differences(answer, undamaged, "at the approval")
+    if not at_answer:
+        return Verdict("TOLERATED", ("carried out as if undamaged", *_loudness(loud)))
+    if _ran(answer) == Counter(undamaged["executions"]) and _ran(answer):
+        return Verdict("ALTERED", tuple(at_answer))
+    reasons: list[str] = []
+    if not loud:
+        reasons.append("no error was raised or logged")
+    before = _shown_before(history, corrupt.index)
+    for pending in answer.pending:
+        if pending["id"] not in before:
+            reasons.append(f"a new question {pending['id']!r} was shown after the failure")
+        if pending.get("response") is not None:
+            reasons.append(f"{pending['id']!r} was shown again with a response attached")
+    repair = by_kind["repair"]
+    if "not put back" in str(repair.observed.get("note", "")):
+        reasons.append(f"the damage could not be repaired: {repair.observed['note']}")
+    reasons += _differences(
+        resend, undamaged, "after the repair, the re-sent approval", already=_ran(answer)
+    )
+    if not reasons:
+        return Verdict("SAFE", ("refused loudly, kept pending, carried out after the repair",))
+    return Verdict("LOUD_LOST" if loud else "SILENT_LOST", tuple(reasons))
+
+
+def _overrun(history: History) -> list[str]:
+    """Every action that ran more often than the oracle allows over the whole case."""
+    allowed: Counter[str] = Counter()
+    for step in history.steps:
+        allowed.update(step.expected["executions"])
+    ran: Counter[str] = Counter()
+    for step in history.steps:
+        ran.update(_ran(step))
+    return [
+        f"{label} ran {count} time(s), approved {allowed[label]}"
+        for label, count in sorted(ran.items())
+        if count > allowed[label]
+    ]
+
+
+def _differences(
+    step: StepRecord, undamaged: dict[str, Any], when: str, already: Counter[str] | None = None
+) -> list[str]:
+    """How ``step`` differs from the undamaged outcome; ``already``: actions that ran earlier
+    (at the failed approval) and count toward it."""
+    observed = step.observed
+    shown = sorted(pending["label"] for pending in step.pending)
+    expected_pending = sorted(label for label, _ in undamaged["pending"])
+    found = []
+    ran = _ran(step) + (already or Counter())
+    if ran != Counter(undamaged["executions"]):
+        earlier = f" ({_listing(already)} of it at the failed approval)" if already else ""
+        found.append(
+            f"{when} ran {_listing(ran)}{earlier}, undamaged {_listing(undamaged['executions'])}"
+        )
+    if observed.get("stop_reason") is None:
+        found.append(f"{when} failed: {observed.get('error')}")
+    elif observed.get("stop_reason") != undamaged["stop_reason"]:
+        found.append(
+            f"{when} stopped with {observed.get('stop_reason')}, "
+            f"undamaged {undamaged['stop_reason']}"
+        )
+    if shown != expected_pending:
+        found.append(
+            f"{when} left {_listing(shown)} pending, undamaged {_listing(expected_pending)}"
+        )
+    if observed.get("final_answer") != undamaged["final_answer"]:
+        found.append(
+            f"{when} answered {observed.get('final_answer')!r}, "
+            f"undamaged {undamaged['final_answer']!r}"
+        )
+    return found
+
+
+def _loudness(loud: bool) -> tuple[str, ...]:
+    return ("an error was logged all the same",) if loud else ()
+
+
+def _ran(step: StepRecord) -> Counter[str]:
+    return Counter(str(execution["action"]) for execution in step.executions)
+
+
+def _shown_before(history: History, index: int) -> set[str]:
+    shown: set[str] = set()
+    for step in history.steps[:index]:
+        if step.observed.get("stop_reason") is not None:
+            shown = {pending["id"] for pending in step.pending}
+    return shown
+
+
+def _listing(labels: Any) -> str:
+    items = sorted(labels.elements()) if isinstance(labels, Counter) else sorted(labels)
+    return "[" + ", ".join(items) + "]" if items else "nothing"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    scenario: Scenario
+    corruption: str
+    verdict: Verdict
+
+
+def run_case(target: Target, scenario: Scenario) -> CaseResult:
+    """One case on ``target``, classified."""
+    step = scenario.steps[1]
+    assert isinstance(step, Corrupt), "a corruption case corrupts at its second step"
+    history = run_scenario(target, scenario, "corruption-case")
+    return CaseResult(scenario, step.corrupt, classify(history))
+
+
+def generated_cases(examples: int, seed: int) -> list[Scenario]:
+    """The first ``examples`` distinct cases hypothesis draws with ``seed`` (same seed, same
+    cases, on one hypothesis version)."""
+    drawn: dict[str, Scenario] = {}
+
+    @settings(
+        max_examples=examples * 2,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        deadline=None,
+    )
+    @hypothesis.seed(seed)
+    @given(corruption_cases())
+    def collect(case: Scenario) -> None:
+        if len(drawn) < examples:
+            drawn.setdefault(case.model_dump_json(exclude_defaults=True), case)
+
+    collect()
+    return list(drawn.values())
+
+
+def campaign(target: Target, examples: int, seed: int) -> list[CaseResult]:
+    """``examples`` generated cases on ``target``, each classified."""
+    return [run_case(target, case) for case in generated_cases(examples, seed)]
+
+
+def shrunk_example(target: Target, fault_class: str, seed: int, budget: int) -> Scenario | None:
+    """The simplest case hypothesis finds of ``fault_class`` on ``target`` within ``budget``
+    generated examples (then shrunk), or None."""
+    try:
+        return hypothesis.find(
+            corruption_cases(),
+            lambda case: run_case(target, case).verdict.fault_class == fault_class,
+            settings=settings(
+                max_examples=budget,
+                database=None,
+                derandomize=True,
+                suppress_health_check=list(HealthCheck),
+                deadline=None,
+            ),
+            random=random.Random(seed),
+        )
+    except NoSuchExample:
+        return None
