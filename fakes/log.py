@@ -7,6 +7,7 @@ object opens the same path and sees every earlier record.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,18 +15,31 @@ Record = dict[str, Any]
 
 
 class AppendOnlyLog:
-    def __init__(self, path: Path | None = None) -> None:
+    def __init__(
+        self,
+        path: Path | None = None,
+        *,
+        before_append: Callable[[], None] | None = None,
+        after_append: Callable[[], None] | None = None,
+    ) -> None:
+        """The hooks run before and after each record is appended (crash points)."""
         self.path = path
         self._memory: list[Record] = []
+        self.before_append = before_append
+        self.after_append = after_append
 
     def append(self, record: Record) -> None:
+        if self.before_append is not None:
+            self.before_append()
         line = json.dumps(record, sort_keys=True, ensure_ascii=False)
         if self.path is None:
             self._memory.append(json.loads(line))
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+        if self.after_append is not None:
+            self.after_append()
 
     def records(self) -> list[Record]:
         if self.path is None:

@@ -14,6 +14,7 @@ import base64
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -132,11 +133,14 @@ class CorruptingStore:
         self.format = continuation_format
         self.damages_file = damages_file
         self._damages: list[Damage] = []
+        self.before_put: Callable[[], None] | None = None  # a crash point: called before a write
 
     def get(self, key: str) -> bytes | None:
         return self.inner.get(key)
 
     def put(self, key: str, value: bytes) -> None:
+        if self.before_put is not None:
+            self.before_put()
         self.inner.put(key, value)
 
     def delete(self, key: str) -> None:

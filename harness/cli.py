@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from harness import __version__
+from harness.campaigns.report import Budget, fault_document
+from harness.campaigns.report import dumps as faults_dumps
+from harness.campaigns.report import markdown as faults_markdown
 from harness.checkers import CHECKERS, applicable
 from harness.conformance import judge
 from harness.findings import FindingsFileError, load_findings
@@ -32,6 +35,7 @@ from scenarios.statistics import class_frequencies, frequency_report, sample
 from scenarios.strategies import restore_scenarios
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
+DEFAULT_EXAMPLES, DEFAULT_SHRINK = 1000, 100
 
 DESCRIPTION = """\
 Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
@@ -45,6 +49,7 @@ examples:
   python -m harness check                          every regression file on every target
   python -m harness check --target reference       one target
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
+  python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness targets                        what is installed
 
 reports: check writes reports/conformance.md (paste it in a pull request) and
@@ -127,12 +132,63 @@ def build_parser() -> argparse.ArgumentParser:
         "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
     )
 
+    faults = commands.add_parser(
+        "faults",
+        help="run the fault campaigns (corruption, crash points, privacy, isolation)",
+        description="Generate damaged continuations, crashes inside answers, private canaries "
+        "and shared sub-agents; classify what each target does; write reports/faults.*.  Exit "
+        "1 when a target without a findings file is not clean.",
+    )
+    faults.add_argument(
+        "--target",
+        action="append",
+        metavar="T",
+        help="a target (repeatable; default: every installed target)",
+    )
+    faults.add_argument(
+        "--examples",
+        action="append",
+        type=_examples,
+        metavar="[T=]N",
+        help=f"generated cases per campaign, for every target or for target T (repeatable; "
+        f"default: {DEFAULT_EXAMPLES})",
+    )
+    faults.add_argument("--seed", type=_count, default=0, metavar="S", help="default: 0")
+    faults.add_argument(
+        "--shrink",
+        type=_count,
+        default=DEFAULT_SHRINK,
+        metavar="N",
+        help="hypothesis examples spent finding each shrunk example (0: keep the first case; "
+        f"default: {DEFAULT_SHRINK})",
+    )
+    faults.add_argument(
+        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
+    )
+
     commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
         description="List installed targets, their versions and capabilities.",
     )
     return parser
+
+
+def _count(text: str) -> int:
+    """A whole number >= 0 (for argparse)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return int(text)
+
+
+def _examples(text: str) -> tuple[str | None, int]:
+    """``N`` or ``TARGET=N`` (for argparse)."""
+    name, _, number = text.rpartition("=")
+    if name == "" and "=" in text:
+        raise argparse.ArgumentTypeError(f"expected N or TARGET=N, got {text!r}")
+    if not number.isdigit() or int(number) < 1:
+        raise argparse.ArgumentTypeError(f"expected N or TARGET=N with N >= 1, got {text!r}")
+    return (name or None), int(number)
 
 
 def _isolation_option(parser: argparse.ArgumentParser) -> None:
@@ -154,6 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(arguments)
         if arguments.command == "report":
             return _report(arguments)
+        if arguments.command == "faults":
+            return _faults(arguments)
         return _targets()
     except BadInput as problem:
         print(problem, file=sys.stderr)
@@ -220,6 +278,36 @@ def _check(arguments: argparse.Namespace) -> int:
     document = conformance_document(result)
     _write_reports(arguments.reports, document)
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
+
+
+def _faults(arguments: argparse.Namespace) -> int:
+    targets = _targets_named(arguments.target)
+    names = {target.info.name for target in targets}
+    examples = dict.fromkeys(names, DEFAULT_EXAMPLES)
+    for name, number in arguments.examples or []:
+        if name is not None and name not in names:
+            raise BadInput(f"--examples: {name!r} is not one of the chosen targets {sorted(names)}")
+        for chosen in [name] if name is not None else sorted(names):
+            examples[chosen] = number
+    for target in targets:
+        try:
+            load_findings(target.info.findings_name, target.info.version)
+        except FindingsFileError as problem:
+            raise BadInput(str(problem)) from None
+    budgets = {
+        name: Budget(examples[name], arguments.seed, arguments.shrink) for name in sorted(names)
+    }
+    progress = _Progress() if _interactive() else None
+    document = fault_document(
+        targets, budgets, _scenarios_from(None), None if progress is None else progress.note
+    )
+    if progress is not None:
+        progress.finish()
+    text = faults_markdown(document)
+    write_atomically(arguments.reports / "faults.json", faults_dumps(document))
+    write_atomically(arguments.reports / "faults.md", text)
+    print(text)
+    return EXIT_HOLDS if document["passes"] else EXIT_VIOLATIONS
 
 
 def _write_reports(reports: Path, document: dict[str, object]) -> None:
@@ -312,6 +400,9 @@ def _interactive() -> bool:
 class _Progress:
     def __call__(self, done: int, total: int, violations: int) -> None:
         print(f"\r{done}/{total} scenario runs, {violations} violations", end="", file=sys.stderr)
+
+    def note(self, text: str) -> None:
+        print(f"\r{text}", end="", file=sys.stderr)
 
     def finish(self) -> None:
         print(file=sys.stderr)

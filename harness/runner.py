@@ -26,8 +26,11 @@ from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scena
 from scenarios.oracle import Oracle
 
 
-def run_scenario(target: Target, scenario: Scenario, name: str) -> History:
-    """The history of ``scenario`` on ``target``, with its restart-free control where it has one."""
+def run_scenario(
+    target: Target, scenario: Scenario, name: str, *, with_control: bool = True
+) -> History:
+    """The history of ``scenario`` on ``target``, with its restart-free control where it has one
+    (and ``with_control``: a campaign whose checker never looks at the control skips it)."""
     info = target.info
     target_json = {
         "name": info.name,
@@ -40,7 +43,7 @@ def run_scenario(target: Target, scenario: Scenario, name: str) -> History:
         return History(name, scenario_json, target_json, (), None, tuple(missing))
     steps = _record(target, scenario)
     control = None
-    if has_control(scenario):
+    if with_control and has_control(scenario):
         control_scenario = scenario.without_restarts()
         control = History(
             name,
@@ -131,6 +134,15 @@ class Recorder:
             ],
             **self._gained(),
         )
+
+    def retry(self, index: int) -> Observation:
+        """Send again what answer or resend step ``index`` sent, as a client does when the
+        server died before replying (a crash cut the step short, then a restart)."""
+        step = self.scenario.steps[index]
+        sent = self.sent.get(step.resend if isinstance(step, Resend) else index, [])
+        observation = self.session.answer(sent)
+        self._observe(observation)
+        return observation
 
     def _responses(self, step: Answer) -> list[tuple[PendingInterrupt, Any]]:
         chosen = [

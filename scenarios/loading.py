@@ -74,7 +74,14 @@ def _first_error(failure: ValidationError) -> str:
 
 
 def _is_union_tag(part: Any) -> bool:
-    return isinstance(part, str) and part in {"Run", "Answer", "Restart", "Corrupt", "Resend"}
+    return isinstance(part, str) and part in {
+        "Run",
+        "Answer",
+        "Restart",
+        "Corrupt",
+        "Repair",
+        "Resend",
+    }
 
 
 def _kind(value: Any) -> str:

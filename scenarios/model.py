@@ -9,9 +9,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    field_validator,
+    model_validator,
+)
 
 from fakes.corruption import Corruption
 
@@ -123,6 +131,41 @@ class Resend(Strict):
 
 
 Step = Run | Answer | Restart | Corrupt | Repair | Resend
+STEP_KEYS: Final = {
+    "run": "Run",
+    "answer": "Answer",
+    "answer_ids": "Answer",
+    "restart": "Restart",
+    "corrupt": "Corrupt",
+    "repair": "Repair",
+    "resend": "Resend",
+}
+
+
+def _step_kind(value: Any) -> str | None:
+    """Which kind of step ``value`` is, by the first key that names one (so a malformed step is
+    reported against its own kind, not against every kind it is not)."""
+    if isinstance(value, BaseModel):
+        return type(value).__name__
+    if isinstance(value, dict):
+        return next((STEP_KEYS[key] for key in value if key in STEP_KEYS), None)
+    return None
+
+
+TaggedStep = Annotated[
+    Annotated[Run, Tag("Run")]
+    | Annotated[Answer, Tag("Answer")]
+    | Annotated[Restart, Tag("Restart")]
+    | Annotated[Corrupt, Tag("Corrupt")]
+    | Annotated[Repair, Tag("Repair")]
+    | Annotated[Resend, Tag("Resend")],
+    Discriminator(
+        _step_kind,
+        custom_error_type="step_kind",
+        custom_error_message="a step is one of run, answer, answer_ids, restart, corrupt, "
+        "repair, resend",
+    ),
+]
 
 
 class Expect(Strict):
@@ -155,7 +198,7 @@ class Scenario(Strict):
     source: str  # where the bug was seen (a review thread, an issue, a counterexample)
     classes: tuple[ScenarioClass, ...] = ()
     tree: Agent
-    steps: tuple[Annotated[Step, Field(union_mode="left_to_right")], ...]
+    steps: tuple[TaggedStep, ...]
     expect: Expect | None = None
 
     @field_validator("steps", mode="before")

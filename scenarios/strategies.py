@@ -208,21 +208,24 @@ def restore_scenarios(draw: Draw) -> Scenario:
 
 
 @st.composite
-def corruption_cases(draw: Draw, max_depth: int = 3) -> Scenario:
-    """A fault-campaign case: a tree whose first prompt parks ephemeral sub-agent turns (up to
-    ``max_depth`` deep, with siblings, windows, stateful providers, an orchestrator action of
-    its own), one corruption of one stored turn, the human approving everything pending, the
-    damage repaired, and the approval re-sent.  What a target does at the approval and after the
-    repair decides the case's class (``harness.campaigns.corruption``)."""
+def parked_trees(draw: Draw, max_depth: int = 3) -> dict[str, Any]:
+    """A tree whose first prompt parks ephemeral sub-agent turns: one to three sub-agents, up to
+    ``max_depth`` deep, with windows, stateful providers, a canary in every sub-agent's state,
+    sometimes an orchestrator action of its own (nested and ordinary interrupts in one turn)."""
     names = count(1)
     tree: dict[str, Any] = {"name": "orchestrator", "answer": "all done"}
     subs = [_parking_sub_agent(draw, 2, max_depth, names) for _ in range(draw(st.integers(1, 3)))]
     tree["sub_agents"] = subs
     tools = [sub["name"] for sub in subs]
-    if draw(st.integers(0, 3)) == 0:  # a nested and an ordinary interrupt in one turn
+    if draw(st.integers(0, 3)) == 3:  # (draws shrink toward 0: toward the simpler tree)
         tree["actions"] = [{"tool": "approve_budget", "label": "orchestrator-act"}]
         tools.append("approve_budget")
     tree["turns"] = [_one_turn(draw, tools)]
+    return tree
+
+
+def _parked(tree: dict[str, Any]) -> tuple[Scenario, Any]:
+    """The tree with its first prompt, and the oracle's expectation after it."""
     base = Scenario.model_validate(
         {
             "description": "generated",
@@ -231,7 +234,20 @@ def corruption_cases(draw: Draw, max_depth: int = 3) -> Scenario:
             "steps": [{"run": "p1"}],
         }
     )
-    after_run = Oracle(base).step(0, base.steps[0])
+    return base, Oracle(base).step(0, base.steps[0])
+
+
+def _approve_all(expected: Any) -> Answer:
+    return Answer(answer=dict.fromkeys(sorted({label for label, _ in expected.pending}), "approve"))
+
+
+@st.composite
+def corruption_cases(draw: Draw) -> Scenario:
+    """A fault-campaign case: a parked tree, one corruption of one stored turn, the human
+    approving everything pending, the damage repaired, and the approval re-sent.  What a target
+    does at the approval and after the repair decides the case's class
+    (``harness.campaigns.corruption``)."""
+    base, after_run = _parked(draw(parked_trees()))
     parked = after_run.parked_continuations
     kinds = [kind for kind in CORRUPTIONS if kind != "foreign" or parked >= 2]
     corrupt = Corrupt(
@@ -239,14 +255,52 @@ def corruption_cases(draw: Draw, max_depth: int = 3) -> Scenario:
         which=draw(st.integers(0, parked - 1)),
         pick=draw(st.integers(0, 2**16)),
     )
-    labels = sorted({label for label, _ in after_run.pending})
-    steps: list[Step] = [
-        Run(run="p1"),
-        corrupt,
-        Answer(answer=dict.fromkeys(labels, "approve")),
-        Repair(repair=True),
-        Resend(resend=2),
+    steps = (Run(run="p1"), corrupt, _approve_all(after_run), Repair(repair=True), Resend(resend=2))
+    return base.model_copy(update={"steps": steps})
+
+
+@st.composite
+def privacy_cases(draw: Draw) -> Scenario:
+    """A parked tree (canaries in every sub-agent's state, stateful providers' response ids),
+    restarted, then approved: invariant 8 over what the events showed."""
+    base, after_run = _parked(draw(parked_trees()))
+    steps = (Run(run="p1"), Restart(restart=True), _approve_all(after_run))
+    return base.model_copy(update={"steps": steps})
+
+
+@st.composite
+def shared_session_cases(draw: Draw) -> Scenario:
+    """A preserve_context sub-agent (with a session store) called by two tool calls
+    of one orchestrator turn, next to parked ephemeral siblings; restarted or not, answered in
+    parts: invariant 10 (neither caller picks up the other's turn) over the history."""
+    tree = draw(parked_trees(max_depth=2))
+    shared = {
+        "name": "shared",
+        "preserve_context": True,
+        "session_store": True,  # without one a restart loses its turn: another class
+        "state": {"canary": "private-state-of-shared"},
+        "actions": [{"tool": "act", "label": "shared-act"}],
+        "turns": [[{"tool": "act", "id": draw(st.sampled_from(("t1", "t2")))}]],
+    }
+    tree["sub_agents"] = [*tree["sub_agents"], shared]
+    ids = [call["id"] for call in tree["turns"][0]]
+    spare = (*TOOL_USE_IDS, "c:1", "c%2")  # enough ids for the two extra calls in any tree
+    free = [tool_use_id for tool_use_id in spare if tool_use_id and tool_use_id not in ids]
+    first, second = draw(st.permutations(free))[:2]
+    tree["turns"][0] += [
+        {"tool": "shared", "id": first, "prompt": "first caller's job"},
+        {"tool": "shared", "id": second, "prompt": "second caller's job"},
     ]
+    base, after_run = _parked(tree)
+    steps: list[Step] = [Run(run="p1")]
+    if draw(st.booleans()):
+        steps.append(Restart(restart=True))
+    labels = sorted({label for label, _ in after_run.pending})
+    first_part = draw(st.lists(st.sampled_from(labels), min_size=1, unique=True))
+    steps.append(Answer(answer=dict.fromkeys(sorted(first_part), "approve")))
+    if draw(st.booleans()):
+        steps.append(Restart(restart=True))
+    steps.append(Answer(answer=dict.fromkeys(labels, "approve")))
     return base.model_copy(update={"steps": tuple(steps)})
 
 
@@ -259,13 +313,13 @@ def _parking_sub_agent(draw: Draw, depth: int, max_depth: int, names: count[int]
         "answer": f"{name} finished",
     }
     tools = ["act"]
-    if depth < max_depth and draw(st.integers(0, 2)) == 0:
+    if depth < max_depth and draw(st.integers(0, 2)) == 2:
         nested = _parking_sub_agent(draw, depth + 1, max_depth, names)
         agent["sub_agents"] = [nested]
         tools.append(nested["name"])
     if draw(st.booleans()):
         agent["stateful_provider"] = True
-    if draw(st.integers(0, 2)) == 0:
+    if draw(st.integers(0, 2)) == 2:
         agent["window"] = {"size": draw(st.sampled_from((2, 3))), "per_turn": 2}
     agent["turns"] = [_one_turn(draw, tools)]
     return agent

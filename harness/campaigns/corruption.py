@@ -25,15 +25,11 @@ Classes, worst first:
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Final
 
-import hypothesis
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis.errors import NoSuchExample
-
+from harness.campaigns.invariants import generated, shrunk
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
 from harness.targets.base import Target
@@ -171,48 +167,17 @@ def run_case(target: Target, scenario: Scenario) -> CaseResult:
     return CaseResult(scenario, step.corrupt, classify(history))
 
 
-def generated_cases(examples: int, seed: int) -> list[Scenario]:
-    """The first ``examples`` distinct cases hypothesis draws with ``seed`` (same seed, same
-    cases, on one hypothesis version)."""
-    drawn: dict[str, Scenario] = {}
-
-    @settings(
-        max_examples=examples * 2,
-        database=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-        deadline=None,
-    )
-    @hypothesis.seed(seed)
-    @given(corruption_cases())
-    def collect(case: Scenario) -> None:
-        if len(drawn) < examples:
-            drawn.setdefault(case.model_dump_json(exclude_defaults=True), case)
-
-    collect()
-    return list(drawn.values())
-
-
 def campaign(target: Target, examples: int, seed: int) -> list[CaseResult]:
     """``examples`` generated cases on ``target``, each classified."""
-    return [run_case(target, case) for case in generated_cases(examples, seed)]
+    return [run_case(target, case) for case in generated(corruption_cases, examples, seed)]
 
 
 def shrunk_example(target: Target, fault_class: str, seed: int, budget: int) -> Scenario | None:
     """The simplest case hypothesis finds of ``fault_class`` on ``target`` within ``budget``
-    generated examples (then shrunk), or None."""
-    try:
-        return hypothesis.find(
-            corruption_cases(),
-            lambda case: run_case(target, case).verdict.fault_class == fault_class,
-            settings=settings(
-                max_examples=budget,
-                database=None,
-                derandomize=True,
-                suppress_health_check=list(HealthCheck),
-                deadline=None,
-            ),
-            random=random.Random(seed),
-        )
-    except NoSuchExample:
-        return None
+    examples (then shrunk), or None."""
+    return shrunk(
+        corruption_cases,
+        lambda case: run_case(target, case).verdict.fault_class == fault_class,
+        seed,
+        budget,
+    )

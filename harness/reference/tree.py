@@ -5,6 +5,14 @@ A ``Tree`` is the live objects: the root agent, its sub-agent tools, and for eac
 restart: the root's state (whose interrupt context holds the ephemeral sub-agents' parked turns)
 and the state of every preserve_context sub-agent that has a session store.  A restart drops every
 object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
+
+At most once, across crashes too: ``resume`` first writes ahead (through the caller's
+``write_ahead``) which answers it is about to carry out, and only then carries them out; the
+next ``persist`` clears the mark.  A process that dies in between leaves the mark behind, so the
+same answers sent again are refused loudly (``InDoubtError``): their actions may have run, and
+running them again could run them twice.  A resume that fails after the write-ahead leaves its
+answers in doubt the same way.  The price is that such an approval is lost (loudly); the
+alternative, carrying it out again, is at-least-once.
 """
 
 from __future__ import annotations
@@ -14,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from harness.reference.agent import Agent, EventSink, Model, Tool
+from harness.reference.agent import Agent, AgentError, AgentResult, EventSink, Model, Tool
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import JSON, AgentState
@@ -45,6 +53,10 @@ class SubAgentSpec:
     session_store: bool = True
 
 
+class InDoubtError(AgentError):
+    """These answers were being carried out when the process stopped: not carried out again."""
+
+
 ModelFactory = Callable[[str], Model]  # agent path -> model
 ActionToolFactory = Callable[[ActionSpec, str], Tool]  # (action, agent path) -> tool
 
@@ -68,7 +80,25 @@ class Tree:
         self.live_agents: dict[str, Agent] = {}  # every preserve_context sub-agent, by path
         self._stored_sessions: dict[str, JSON] = stored["sessions"] if stored else {}
         root_state = AgentState.from_json(stored["root"]) if stored else None
+        self.in_flight: tuple[str, ...] = tuple(stored.get("in_flight", ())) if stored else ()
         self.root = self._build(spec, spec.name, root_state)
+
+    def resume(
+        self, responses: Mapping[str, JSON], write_ahead: Callable[[bytes], None]
+    ) -> AgentResult:
+        """Resume the root with ``responses`` (root-visible id -> response), at most once."""
+        in_doubt = sorted(set(responses) & set(self.in_flight))
+        if in_doubt:
+            raise InDoubtError(
+                f"answers to {in_doubt} were being carried out when the process stopped: their "
+                "actions may have run, so they are not carried out again (resolve them by hand)"
+            )
+        self.root.prepare_resume(responses)  # refuse what cannot be resumed before marking it
+        self.in_flight = tuple(sorted(responses))
+        write_ahead(self.persist())
+        result = self.root.resume(responses)
+        self.in_flight = ()
+        return result
 
     def persist(self) -> bytes:
         """Canonical JSON of everything that survives a restart."""
@@ -76,7 +106,12 @@ class Tree:
         # session store holds each agent's entry on its own, not only the ones in memory
         sessions = dict(self._stored_sessions)
         sessions.update({path: agent.state.to_json() for path, agent in self.sessions.items()})
-        document = {"format": FORMAT, "root": self.root.state.to_json(), "sessions": sessions}
+        document = {
+            "format": FORMAT,
+            "root": self.root.state.to_json(),
+            "sessions": sessions,
+            "in_flight": list(self.in_flight),
+        }
         return json.dumps(document, sort_keys=True, ensure_ascii=False).encode()
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:

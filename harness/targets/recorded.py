@@ -7,11 +7,12 @@ behind a ``CorruptingStore`` that knows the target's continuation format.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 from fakes.corruption import ContinuationFormat
+from fakes.crash import CrashPlan
 from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
 from fakes.stores import CorruptingStore, Store
@@ -24,11 +25,38 @@ class RecordedSession:
     def __init__(
         self, workdir: Path, store: Store, continuation_format: ContinuationFormat
     ) -> None:
-        self.journal = AppendOnlyLog(workdir / "journal.jsonl")
-        self.ledger = Ledger(AppendOnlyLog(workdir / "ledger.jsonl"))
+        self.crash_plan = CrashPlan()
+        alive = self.crash_plan.alive
+        self.journal = AppendOnlyLog(
+            workdir / "journal.jsonl", before_append=alive, after_append=self._reached("model")
+        )
+        self.ledger = Ledger(
+            AppendOnlyLog(
+                workdir / "ledger.jsonl", before_append=alive, after_append=self._reached("action")
+            )
+        )
         self.public_events = AppendOnlyLog(workdir / "events.jsonl")
         self.store = CorruptingStore(store, continuation_format, workdir / "damages.json")
+        self.store.before_put = self._reached("persist")
         self.format = continuation_format
+
+    def _reached(self, boundary: str) -> Callable[[], None]:
+        return lambda: self.crash_plan.reached(boundary)
+
+    def arm_crash(self, boundary: str, occurrence: int) -> None:
+        self.crash_plan.arm(boundary, occurrence)
+
+    def boundaries_reached(self) -> dict[str, int]:
+        """Crash boundaries passed since the last ``arm_crash`` or ``count_boundaries``."""
+        return dict(self.crash_plan.reached_so_far)
+
+    def crashed(self) -> str | None:
+        """Where the armed crash fired (even if the code under test swallowed it)."""
+        return self.crash_plan.fired
+
+    def count_boundaries(self) -> None:
+        """Disarm, revive (a restart follows) and count boundaries from zero."""
+        self.crash_plan.reset()
 
     def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
         return self.store.corrupt(corruption, which, pick)  # type: ignore[arg-type]

@@ -233,7 +233,10 @@ class ReferenceSession(RecordedSession):
 
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         by_id = {pending.id: response for pending, response in responses}
-        return self._step(lambda tree: tree.root.resume(by_id))
+        return self._step(lambda tree: tree.resume(by_id, self._write_ahead))
+
+    def _write_ahead(self, persisted: bytes) -> None:
+        self.store.put(TREE_KEY, persisted)
 
     def _step(self, call: Any) -> Observation:
         tree = self.tree

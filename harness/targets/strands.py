@@ -24,7 +24,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -323,11 +323,13 @@ class StrandsSession(RecordedSession):
             from strands.session.snapshot_session_manager import SnapshotSessionManager
             from strands.storage import LocalFileStorage
 
-            storage = LocalFileStorage(base_dir=str(self.sessions_dir))
+            storage_class = _writing_through(LocalFileStorage, ("write",), self._reached("persist"))
+            storage = storage_class(base_dir=str(self.sessions_dir))
             return SnapshotSessionManager(session_id=_agent_id(path), storage=storage)
         from strands.session.file_session_manager import FileSessionManager
 
-        return FileSessionManager(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
+        manager_class = _writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
+        return manager_class(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
 
     def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
         from strands import ToolContext, tool
@@ -445,6 +447,36 @@ class StrandsSession(RecordedSession):
         record = self._root_interrupt_record()
         record_bytes = None if record is None else len(_compact(record))
         return Stored(continuations=continuations, record_bytes=record_bytes)
+
+
+# FileSessionManager's public repository methods that write (each one file, atomically)
+FILE_WRITES: Final = (
+    "create_session",
+    "create_agent",
+    "update_agent",
+    "create_message",
+    "update_message",
+    "create_multi_agent",
+    "update_multi_agent",
+)
+
+
+def _writing_through(cls: type, writes: Sequence[str], before_write: Callable[[], None]) -> type:
+    """A subclass of the SDK's ``cls`` whose public write methods first pass ``before_write``
+    (a crash point); nothing else changes."""
+
+    def passing(name: str) -> Callable[..., Any]:
+        inherited = getattr(cls, name)
+
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            before_write()
+            return inherited(self, *args, **kwargs)
+
+        return write
+
+    return type(
+        cls.__name__, (cls,), {name: passing(name) for name in writes if hasattr(cls, name)}
+    )
 
 
 def _dig(stored: bytes | None, *path: str) -> Any:

@@ -1,0 +1,119 @@
+"""Crash points: the process dies inside an answer, at every boundary the target passes.
+
+For each scenario, a crash-free run counts the boundaries (``fakes.crash``) each answer passes:
+model requests sent, protected actions run, writes to storage.  Then, for every one of them, the
+scenario is run again with a crash there; the process restarts from what was persisted and the
+client re-sends the same answer (it never got a reply), and the scenario goes on.  At the end the
+ledger says whether any action ran more often than the human approved it (the verdict: at most
+once, or can run an action twice) and whether an approval was lost (ran less often).  The
+approvals allowed come from the oracle, never from the target.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from fakes.crash import SimulatedCrash
+from harness.runner import Recorder
+from harness.targets.base import Session, Target
+from scenarios.model import Answer, Resend, Scenario
+from scenarios.oracle import approvals, expectations
+
+
+@runtime_checkable
+class CrashableSession(Protocol):
+    def arm_crash(self, boundary: str, occurrence: int) -> None: ...
+
+    def count_boundaries(self) -> None: ...
+
+    def boundaries_reached(self) -> dict[str, int]: ...
+
+    def crashed(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class CrashPoint:
+    step: int  # the answer (or resend) step the crash cuts short
+    boundary: str  # model | action | persist
+    occurrence: int  # 1-based, within that step
+
+    def __str__(self) -> str:
+        return f"step {self.step}, {self.boundary} #{self.occurrence}"
+
+
+@dataclass(frozen=True)
+class CrashCase:
+    scenario: str
+    point: CrashPoint
+    crashed: bool
+    restart_error: str | None
+    ran: dict[str, int]
+    approved: dict[str, int]
+
+    @property
+    def twice(self) -> list[str]:
+        """Actions that ran more often than approved."""
+        return sorted(label for label, n in self.ran.items() if n > self.approved.get(label, 0))
+
+    @property
+    def lost(self) -> list[str]:
+        """Approved actions that ran less often than approved."""
+        return sorted(label for label, n in self.approved.items() if self.ran.get(label, 0) < n)
+
+
+def crash_points(target: Target, scenario: Scenario) -> list[CrashPoint]:
+    """Every boundary the scenario's answers pass on ``target`` without a crash; empty if the
+    target's sessions cannot crash on request."""
+    points: list[CrashPoint] = []
+    with tempfile.TemporaryDirectory(prefix="nested-interrupt-") as workdir:
+        session = target.start(scenario, Path(workdir))
+        if not isinstance(session, CrashableSession):
+            return []
+        recorder = Recorder(session, scenario)
+        for index, step in enumerate(scenario.steps):
+            session.count_boundaries()
+            recorder.step(index, step)
+            if isinstance(step, Answer | Resend):
+                for boundary, count in sorted(session.boundaries_reached().items()):
+                    points += [CrashPoint(index, boundary, n) for n in range(1, count + 1)]
+    return points
+
+
+def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPoint) -> CrashCase:
+    """``scenario`` on ``target`` with a crash at ``point``, restarted and the answer re-sent."""
+    approved = approvals(expectations(scenario))
+    crashed, restart_error = False, None
+    with tempfile.TemporaryDirectory(prefix="nested-interrupt-") as workdir:
+        session: Any = target.start(scenario, Path(workdir))
+        recorder = Recorder(session, scenario)
+        for index, step in enumerate(scenario.steps):
+            if index == point.step:
+                session.arm_crash(point.boundary, point.occurrence)
+            # the process died there (the code under test may have swallowed the crash, too)
+            with contextlib.suppress(SimulatedCrash):
+                recorder.step(index, step)
+            if session.crashed() is not None:
+                crashed = True
+                session.count_boundaries()  # a new process
+                restart_error = session.restart()
+                recorder.retry(index)
+        ran = Counter(str(execution["action"]) for execution in _executions(session))
+    return CrashCase(name, point, crashed, restart_error, dict(ran), dict(approved))
+
+
+def _executions(session: Session) -> list[dict[str, Any]]:
+    return session.executions()
+
+
+def crash_campaign(target: Target, scenarios: list[tuple[str, Scenario]]) -> list[CrashCase]:
+    """Every crash point of every scenario on ``target``."""
+    cases = []
+    for name, scenario in scenarios:
+        for point in crash_points(target, scenario):
+            cases.append(run_with_crash(target, scenario, name, point))
+    return cases

@@ -1,0 +1,123 @@
+"""Bad input gets a clear error: every malformed scenario file under ``tests/malformed`` and every
+bad invocation below exits 2 with one line naming the file (or option), the field and what was
+expected: never a traceback, never a report.
+
+A malformed file is data: its first line says ``# expect: <text the error line must contain>``.
+Add a file to add a case.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+
+MALFORMED = Path(__file__).resolve().parent / "malformed"
+FILES = sorted(MALFORMED.iterdir())
+
+
+def expected_text(path: Path) -> str:
+    first = path.read_bytes().split(b"\n", 1)[0].decode()
+    assert first.startswith("# expect: "), f"{path.name}: first line must be '# expect: ...'"
+    return first.removeprefix("# expect: ")
+
+
+def one_line(text: str) -> str:
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    assert "Traceback" not in text
+    return lines[0]
+
+
+def test_there_are_enough_cases() -> None:
+    assert len(FILES) + len(INVOCATIONS) >= 50
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_a_malformed_scenario_file_exits_2_with_one_line_and_no_report(
+    path: Path, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reports = tmp_path / "reports"
+    if command == "check":
+        arguments = ["check", "--target", "reference", "--scenarios", str(path)]
+        arguments += ["--reports", str(reports)]
+    else:
+        arguments = ["run", str(path)]
+    status = main(arguments)
+    captured = capsys.readouterr()
+    assert status == 2
+    line = one_line(captured.err)
+    assert line.startswith(f"{path}: ")
+    assert expected_text(path) in line
+    assert captured.out == ""
+    assert not reports.exists()
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+INVOCATIONS: list[tuple[list[str], str]] = [
+    (["check", "--target", "no-such-sdk"], "--target: unknown target 'no-such-sdk'"),
+    (["check", "--scenarios", "{tmp}/nowhere"], "nowhere does not exist"),
+    (["check", "--scenarios", "{empty}"], "holds no .yaml, .yml or .json file"),
+    (["check", "--bogus"], "unrecognized arguments: --bogus"),
+    (["check", "--profile", "turbo"], "argument --profile: invalid choice: 'turbo'"),
+    (["check", "--isolation", "sideways"], "argument --isolation: invalid choice: 'sideways'"),
+    (["check", "--target"], "argument --target: expected one argument"),
+    (["run"], "the following arguments are required: FILE"),
+    (["run", "{tmp}/missing.yaml"], "missing.yaml: cannot read"),
+    (["run", "{good}", "--target", "no-such-sdk"], "unknown target 'no-such-sdk'"),
+    (["report", "{tmp}/missing.json"], "missing.json: cannot read"),
+    (["report", "{notjson}"], "not JSON (expected a conformance.json)"),
+    (["report", "{notreport}"], "not a conformance report (expected targets, cells, passes)"),
+    (["report"], "the following arguments are required: FILE"),
+    (["targets", "extra"], "unrecognized arguments: extra"),
+    (["faults", "--examples", "0"], "argument --examples: expected N or TARGET=N with N >= 1"),
+    (["faults", "--examples", "=5"], "argument --examples: expected N or TARGET=N, got '=5'"),
+    (["faults", "--examples", "many"], "argument --examples: expected N or TARGET=N with N >= 1"),
+    (
+        ["faults", "--target", "reference", "--examples", "strands=5"],
+        "--examples: 'strands' is not one of the chosen targets ['reference']",
+    ),
+    (["faults", "--seed", "-1"], "argument --seed: expected a whole number >= 0, got '-1'"),
+    (["faults", "--shrink", "x"], "argument --shrink: expected a whole number >= 0, got 'x'"),
+    (["faults", "--target", "no-such-sdk"], "unknown target 'no-such-sdk'"),
+    (["explode"], "invalid choice: 'explode'"),
+    ([], "the following arguments are required: COMMAND"),
+]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"), INVOCATIONS, ids=[" ".join(a) or "(none)" for a, _ in INVOCATIONS]
+)
+def test_a_bad_invocation_exits_2_with_one_line_and_no_report(
+    arguments: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = {
+        "tmp": str(tmp_path),
+        "empty": str(tmp_path / "empty"),
+        "good": str(Path(__file__).resolve().parent.parent / "scenarios/regressions/mixed.yaml"),
+        "notjson": write(tmp_path, "broken.json", "{not json"),
+        "notreport": write(tmp_path, "other.json", json.dumps({"hello": 1})),
+    }
+    (tmp_path / "empty").mkdir()
+    reports = tmp_path / "reports"
+    status = main([part.format(**names) for part in arguments] + _reports(arguments, reports))
+    captured = capsys.readouterr()
+    assert status == 2
+    assert expected in one_line(captured.err)
+    assert captured.out == ""
+    assert not reports.exists()
+
+
+def _reports(arguments: list[str], reports: Path) -> list[str]:
+    """Point any report a command might write into the test's directory."""
+    takes_reports = arguments[:1] in (["check"], ["report"], ["faults"])
+    return ["--reports", str(reports)] if takes_reports and "--bogus" not in arguments else []
