@@ -35,7 +35,7 @@ from scenarios.statistics import class_frequencies, frequency_report, sample
 from scenarios.strategies import restore_scenarios
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
-DEFAULT_EXAMPLES, DEFAULT_SHRINK = 1000, 100
+DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
 
 DESCRIPTION = """\
 Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
@@ -150,8 +150,16 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         type=_examples,
         metavar="[T=]N",
-        help=f"generated cases per campaign, for every target or for target T (repeatable; "
+        help=f"generated corruption cases, for every target or for target T (repeatable; "
         f"default: {DEFAULT_EXAMPLES})",
+    )
+    faults.add_argument(
+        "--invariant-examples",
+        action="append",
+        type=_examples,
+        metavar="[T=]N",
+        help=f"generated privacy and isolation cases, likewise (default: "
+        f"{DEFAULT_INVARIANT_EXAMPLES})",
     )
     faults.add_argument("--seed", type=_count, default=0, metavar="S", help="default: 0")
     faults.add_argument(
@@ -159,8 +167,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=_count,
         default=DEFAULT_SHRINK,
         metavar="N",
-        help="hypothesis examples spent finding each shrunk example (0: keep the first case; "
-        f"default: {DEFAULT_SHRINK})",
+        help="runs spent reducing each class's example, the smallest case drawn (0: keep it "
+        f"as drawn; default: {DEFAULT_SHRINK})",
     )
     faults.add_argument(
         "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
@@ -282,20 +290,19 @@ def _check(arguments: argparse.Namespace) -> int:
 
 def _faults(arguments: argparse.Namespace) -> int:
     targets = _targets_named(arguments.target)
-    names = {target.info.name for target in targets}
-    examples = dict.fromkeys(names, DEFAULT_EXAMPLES)
-    for name, number in arguments.examples or []:
-        if name is not None and name not in names:
-            raise BadInput(f"--examples: {name!r} is not one of the chosen targets {sorted(names)}")
-        for chosen in [name] if name is not None else sorted(names):
-            examples[chosen] = number
+    names = sorted({target.info.name for target in targets})
+    examples = _per_target("--examples", arguments.examples, names, DEFAULT_EXAMPLES)
+    probes = _per_target(
+        "--invariant-examples", arguments.invariant_examples, names, DEFAULT_INVARIANT_EXAMPLES
+    )
     for target in targets:
         try:
             load_findings(target.info.findings_name, target.info.version)
         except FindingsFileError as problem:
             raise BadInput(str(problem)) from None
     budgets = {
-        name: Budget(examples[name], arguments.seed, arguments.shrink) for name in sorted(names)
+        name: Budget(examples[name], arguments.seed, arguments.shrink, probes[name])
+        for name in names
     }
     progress = _Progress() if _interactive() else None
     document = fault_document(
@@ -308,6 +315,18 @@ def _faults(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / "faults.md", text)
     print(text)
     return EXIT_HOLDS if document["passes"] else EXIT_VIOLATIONS
+
+
+def _per_target(
+    option: str, given: list[tuple[str | None, int]] | None, names: list[str], default: int
+) -> dict[str, int]:
+    """``option``'s number for each target: ``N`` sets all, ``T=N`` sets one (later wins)."""
+    numbers = dict.fromkeys(names, default)
+    for name, number in given or []:
+        if name is not None and name not in names:
+            raise BadInput(f"{option}: {name!r} is not one of the chosen targets {names}")
+        numbers.update(dict.fromkeys([name] if name is not None else names, number))
+    return numbers
 
 
 def _write_reports(reports: Path, document: dict[str, object]) -> None:

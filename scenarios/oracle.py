@@ -165,7 +165,8 @@ class Oracle:
 
     def _corrupt(self, index: int, step: Corrupt) -> None:
         parked = self._parked_continuations()
-        needed = step.which + (2 if step.corrupt == "foreign" else 1)
+        # "foreign" puts another stored turn in its place: there must be one
+        needed = max(step.which + 1, 2 if step.corrupt == "foreign" else 1)
         if parked < needed:
             raise ScenarioError(
                 f"steps[{index}].corrupt: {parked} continuation(s) stored at this point, "

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from fakes.corruption import CORRUPTIONS
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
-from scenarios.oracle import Oracle
+from scenarios.oracle import Oracle, expectations
 
 TOOL_USE_IDS: Final = ("t1", "t2", "t:1", "t%1", "tü", "")
 # damage that any target must refuse loudly ("foreign" needs two stored turns: issue 6's campaign)
@@ -247,16 +247,25 @@ def corruption_cases(draw: Draw) -> Scenario:
     approving everything pending, the damage repaired, and the approval re-sent.  What a target
     does at the approval and after the repair decides the case's class
     (``harness.campaigns.corruption``)."""
-    base, after_run = _parked(draw(parked_trees()))
-    parked = after_run.parked_continuations
+    tree = draw(parked_trees())
+    parked = _parked(tree)[1].parked_continuations
     kinds = [kind for kind in CORRUPTIONS if kind != "foreign" or parked >= 2]
     corrupt = Corrupt(
         corrupt=draw(st.sampled_from(kinds)),
         which=draw(st.integers(0, parked - 1)),
         pick=draw(st.integers(0, 2**16)),
     )
+    return corruption_case(tree, corrupt)
+
+
+def corruption_case(tree: dict[str, Any], corrupt: Corrupt) -> Scenario:
+    """The corruption case of ``tree`` and ``corrupt``: run, corrupt, approve everything
+    pending, repair, re-send.  Raises ``ScenarioError`` (or a pydantic error) if invalid."""
+    base, after_run = _parked(tree)
     steps = (Run(run="p1"), corrupt, _approve_all(after_run), Repair(repair=True), Resend(resend=2))
-    return base.model_copy(update={"steps": steps})
+    scenario = base.model_copy(update={"steps": steps})
+    expectations(scenario)  # refuses a corruption of a stored turn that is not there
+    return scenario
 
 
 @st.composite

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 import harness
+from harness.campaigns.crashes import crash_campaign
 from harness.checkers import check
 from harness.history import History
 from harness.reference.agent_as_tool import SubAgentTool
@@ -168,8 +169,28 @@ def comparable(history: History) -> dict[str, Any]:
     return data
 
 
+# variants only a crash inside a step shows (no scenario step crashes): the crash campaign
+CAUGHT_BY_CRASHES = {"no-write-ahead": regression("colliding-ids")}
+
+
 def test_every_variant_has_a_catching_scenario() -> None:
-    assert {case.slug for case in CASES} == set(VARIANTS)
+    assert {case.slug for case in CASES} | set(CAUGHT_BY_CRASHES) == set(VARIANTS)
+
+
+@pytest.mark.parametrize("slug", sorted(CAUGHT_BY_CRASHES))
+def test_the_variant_runs_an_action_twice_across_a_crash_where_the_reference_does_not(
+    slug: str,
+) -> None:
+    scenarios = [CAUGHT_BY_CRASHES[slug]]
+    reference = crash_campaign(ReferenceTarget(), scenarios)
+    assert reference
+    assert all(case.crashed for case in reference)
+    assert not [case for case in reference if case.twice]
+    variant = crash_campaign(VARIANTS[slug](), scenarios)
+    twice = [case for case in variant if case.twice]
+    assert twice
+    # the crash right after the action, before anything is persisted, is the one
+    assert {case.point.boundary for case in twice} >= {"action"}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])

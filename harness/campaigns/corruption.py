@@ -10,31 +10,31 @@ Classes, worst first:
 
 * ``UNSAFE``: an action ran without approval, or more often than approved;
 * ``SILENT_LOST``: the approval was not carried out, and no error said so;
-* ``LOUD_LOST``: an error was raised or logged, but the approval cannot be carried out: the
-  question is gone, the retry after the repair does not do what the approval asked (what ran at
-  the failed approval and after the repair together is not what was approved), or a re-raised
-  question still carries the earlier response;
+* ``LOUD_LOST``: an error was raised or logged, but the approval cannot be carried out as
+  given: the question is gone, part of it ran at the failed approval (half applied), the retry
+  after the repair does not do what the approval asked, or a re-raised question still carries
+  the earlier response;
 * ``ALTERED``: the approved actions ran, but the turn went on differently than undamaged;
 * ``TOLERATED``: the damage made no difference: the approval was carried out as if undamaged;
-* ``SAFE``: an error was raised or logged, the questions stayed pending with no response
-  attached, and after the repair the re-sent approval did exactly what it asked: what ran at the
-  failed approval and after the repair is, together, exactly what was approved, once.  (A
-  target may carry out the approvals the damage does not touch, such as the orchestrator's own
-  action, at the failed approval; one that refuses the whole resume runs nothing there.)
+* ``SAFE``: an error was raised or logged, nothing ran (not even an approval the damage does
+  not touch: invariant 9 says nothing is half-applied), the questions stayed pending with no
+  response attached, and after the repair the re-sent approval did exactly what it asked.
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
-from harness.campaigns.invariants import generated, shrunk
+from harness.campaigns.invariants import generated
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
 from harness.targets.base import Target
 from scenarios.model import Corrupt, Scenario
-from scenarios.strategies import corruption_cases
+from scenarios.strategies import corruption_case, corruption_cases
 
 CLASSES: Final = ("UNSAFE", "SILENT_LOST", "LOUD_LOST", "ALTERED", "TOLERATED", "SAFE")
 NOT_APPLIED: Final = "NOT_APPLIED"  # the damage found nothing to hit (not counted in a class)
@@ -65,6 +65,8 @@ def classify(history: History) -> Verdict:
     reasons: list[str] = []
     if not loud:
         reasons.append("no error was raised or logged")
+    if _ran(answer):
+        reasons.append(f"half applied: {_listing(_ran(answer))} ran at the failed approval")
     before = _shown_before(history, corrupt.index)
     for pending in answer.pending:
         if pending["id"] not in before:
@@ -172,12 +174,82 @@ def campaign(target: Target, examples: int, seed: int) -> list[CaseResult]:
     return [run_case(target, case) for case in generated(corruption_cases, examples, seed)]
 
 
-def shrunk_example(target: Target, fault_class: str, seed: int, budget: int) -> Scenario | None:
-    """The simplest case hypothesis finds of ``fault_class`` on ``target`` within ``budget``
-    examples (then shrunk), or None."""
-    return shrunk(
-        corruption_cases,
-        lambda case: run_case(target, case).verdict.fault_class == fault_class,
-        seed,
-        budget,
-    )
+def simplest(target: Target, found: list[CaseResult], budget: int) -> CaseResult:
+    """The simplest case of one class: the smallest of ``found`` (all of that class), reduced
+    greedily (a sub-agent or the orchestrator's action dropped, a window, a stateful provider or
+    a state dropped, ``which`` and ``pick`` made smaller) while it keeps its class, within
+    ``budget`` runs.  Hypothesis' own shrinker would spend hundreds of runs per class on an SDK;
+    this one spends a few dozen, and each step keeps a case the target really classified."""
+    best = min(found, key=lambda result: size(result.scenario))
+    fault_class = best.verdict.fault_class
+    runs = 0
+    improved = True
+    while improved and runs < budget:
+        improved = False
+        for candidate in _simpler(best.scenario):
+            if runs >= budget:
+                break
+            runs += 1
+            result = run_case(target, candidate)
+            if result.verdict.fault_class == fault_class:
+                best, improved = result, True
+                break
+    return best
+
+
+def size(scenario: Scenario) -> tuple[int, int]:
+    agents = sum(1 for _ in scenario.tree.walk())
+    return agents, len(scenario.model_dump_json(exclude_defaults=True))
+
+
+def _simpler(scenario: Scenario) -> Iterator[Scenario]:
+    """Valid cases one simplification away from ``scenario``, simplest first."""
+    tree = scenario.tree.model_dump(mode="json", exclude_defaults=True)
+    corrupt = scenario.steps[1]
+    assert isinstance(corrupt, Corrupt)
+    for smaller in (*_without_a_tool(tree), *_without_options(tree)):
+        yield from _valid(smaller, corrupt)
+    for which in range(corrupt.which):
+        yield from _valid(tree, corrupt.model_copy(update={"which": which}))
+    if corrupt.pick:
+        for pick in (0, corrupt.pick // 2):
+            yield from _valid(tree, corrupt.model_copy(update={"pick": pick}))
+
+
+def _valid(tree: dict[str, Any], corrupt: Corrupt) -> Iterator[Scenario]:
+    try:
+        yield corruption_case(tree, corrupt)
+    except ValueError:  # a ScenarioError, or a tree pydantic refuses
+        return
+
+
+def _without_a_tool(agent: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """``agent`` with one sub-agent or action (anywhere below) gone, and its calls with it."""
+    for kind in ("sub_agents", "actions"):
+        for index, item in enumerate(agent.get(kind, [])):
+            name = item["name"] if kind == "sub_agents" else item["tool"]
+            smaller = copy.deepcopy(agent)
+            del smaller[kind][index]
+            smaller["turns"] = [
+                [call for call in turn if call["tool"] != name] for turn in smaller["turns"]
+            ]
+            if all(smaller["turns"]):
+                yield smaller
+    for index, sub in enumerate(agent.get("sub_agents", [])):
+        for smaller_sub in _without_a_tool(sub):
+            smaller = copy.deepcopy(agent)
+            smaller["sub_agents"][index] = smaller_sub
+            yield smaller
+
+
+def _without_options(agent: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for option in ("window", "stateful_provider", "state"):
+        if option in agent:
+            smaller = copy.deepcopy(agent)
+            del smaller[option]
+            yield smaller
+    for index, sub in enumerate(agent.get("sub_agents", [])):
+        for smaller_sub in _without_options(sub):
+            smaller = copy.deepcopy(agent)
+            smaller["sub_agents"][index] = smaller_sub
+            yield smaller

@@ -9,13 +9,11 @@ applicable, never as passed.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis.errors import NoSuchExample
 from hypothesis.strategies import SearchStrategy
 
 from harness.checkers import privacy
@@ -89,23 +87,3 @@ def run_campaign(
         if found:
             result.violating.append((case, found))
     return result
-
-
-def shrunk(
-    family: Family, holds: Callable[[Scenario], bool], seed: int, budget: int
-) -> Scenario | None:
-    """The simplest scenario of ``family`` hypothesis finds for which ``holds`` is true, or None."""
-    try:
-        return hypothesis.find(
-            family(),
-            holds,
-            settings=settings(
-                max_examples=budget,
-                database=None,
-                suppress_health_check=list(HealthCheck),
-                deadline=None,
-            ),
-            random=random.Random(seed),
-        )
-    except NoSuchExample:
-        return None

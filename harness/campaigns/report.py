@@ -21,14 +21,12 @@ from typing import Any, Final
 
 import yaml
 
-from harness.campaigns.corruption import CLASSES, NOT_APPLIED, campaign, run_case, shrunk_example
+from harness.campaigns.corruption import CLASSES, NOT_APPLIED, campaign, simplest, size
 from harness.campaigns.crashes import CrashCase, crash_campaign
 from harness.campaigns.invariants import (
     CAMPAIGNS,
     InvariantCampaign,
     run_campaign,
-    shrunk,
-    violations_of,
 )
 from harness.findings import load_findings
 from harness.report import column
@@ -43,9 +41,14 @@ TWICE: Final = "can run an action twice"
 
 @dataclass(frozen=True)
 class Budget:
-    examples: int  # generated cases per campaign
+    examples: int  # generated corruption cases
     seed: int
-    shrink: int  # hypothesis examples to find each shrunk example (0: take the first case seen)
+    shrink: int  # runs spent reducing each class's example (0: the smallest case drawn, as is)
+    invariant_examples: int | None = None  # privacy and isolation cases (None: ``examples``)
+
+    @property
+    def probes(self) -> int:
+        return self.examples if self.invariant_examples is None else self.invariant_examples
 
 
 def fault_document(
@@ -59,7 +62,7 @@ def fault_document(
     for target in targets:
         budget = budgets[target.info.name]
         if progress is not None:
-            progress(f"{target.info.name}: {budget.examples} cases per campaign")
+            progress(f"{target.info.name}: {budget.examples} corruptions, {budget.probes} probes")
         results[column(_target_json(target))] = _target_results(target, budget, crash_scenarios)
     document: Document = {"targets": results}
     document["passes"] = all(entry["passes"] for entry in results.values())
@@ -79,7 +82,12 @@ def _target_results(
         "name": info.name,
         "version": info.version,
         "expected": "evidence" if evidence else "clean",
-        "budget": {"examples": budget.examples, "seed": budget.seed, "shrink": budget.shrink},
+        "budget": {
+            "examples": budget.examples,
+            "invariant_examples": budget.probes,
+            "seed": budget.seed,
+            "shrink": budget.shrink,
+        },
     }
     problems: list[str] = []
     if "corruption" in info.capabilities:
@@ -106,20 +114,11 @@ def _target_results(
 def _invariant(
     invariant_campaign: InvariantCampaign, target: Target, budget: Budget
 ) -> dict[str, Any]:
-    result = run_campaign(invariant_campaign, target, budget.examples, budget.seed)
+    result = run_campaign(invariant_campaign, target, budget.probes, budget.seed)
     example = None
-    if result.violating:
-
-        def violates(case: Scenario) -> bool:
-            return not missing_capabilities(target.info, case) and bool(
-                violations_of(invariant_campaign, target, case)
-            )
-
-        case = _shrunk_or_first(invariant_campaign.family, violates, result.violating[0][0], budget)
-        example = {
-            "scenario": _scenario_json(case),
-            "violations": [v.to_json() for v in violations_of(invariant_campaign, target, case)],
-        }
+    if result.violating:  # the smallest violating case drawn
+        case, found = min(result.violating, key=lambda item: size(item[0]))
+        example = {"scenario": _scenario_json(case), "violations": [v.to_json() for v in found]}
     return {
         "invariant": invariant_campaign.invariant,
         "cases": result.cases,
@@ -138,18 +137,15 @@ def _corruption(target: Target, budget: Budget) -> dict[str, Any]:
         row[result.verdict.fault_class] = row.get(result.verdict.fault_class, 0) + 1
     examples = {}
     for fault_class in CLASSES:
-        first = next((r.scenario for r in results if r.verdict.fault_class == fault_class), None)
-        if first is None:
+        found = [result for result in results if result.verdict.fault_class == fault_class]
+        if not found:
             continue
-        case = first
-        if budget.shrink:
-            case = shrunk_example(target, fault_class, budget.seed, budget.shrink) or first
-        verdict = run_case(target, case).verdict
+        example = simplest(target, found, budget.shrink)
         examples[fault_class] = {
-            "scenario": _scenario_json(case),
-            "corruption": case.steps[1].model_dump(mode="json", exclude_defaults=True),
-            "class": verdict.fault_class,
-            "reasons": list(verdict.reasons),
+            "scenario": _scenario_json(example.scenario),
+            "corruption": example.scenario.steps[1].model_dump(mode="json", exclude_defaults=True),
+            "class": example.verdict.fault_class,
+            "reasons": list(example.verdict.reasons),
         }
     return {
         "cases": len(results),
@@ -208,14 +204,6 @@ def _crash_json(case: CrashCase) -> dict[str, Any]:
         "ran_twice": case.twice,
         "lost": case.lost,
     }
-
-
-def _shrunk_or_first(
-    family: Any, holds: Callable[[Scenario], bool], first: Scenario, budget: Budget
-) -> Scenario:
-    if not budget.shrink:
-        return first
-    return shrunk(family, holds, budget.seed, budget.shrink) or first
 
 
 def _scenario_json(scenario: Scenario) -> dict[str, Any]:

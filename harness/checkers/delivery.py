@@ -34,13 +34,14 @@ def exact_delivery_down(history: History) -> list[Violation]:
 
     In every answer and resend step the actions that ran are exactly the expected ones: a label
     that ran more often than expected is a sibling's action running, one that ran less often is
-    an approval that was not delivered.
+    an approval that was not delivered.  In a step that had to be refused (a corrupted store)
+    nothing is expected to run, and whatever ran is I9's finding.
     """
     found: list[Violation] = []
     for step in history.steps:
         if step.kind not in ("answer", "resend"):
             continue
-        ran = Counter(executed(step))
+        ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
         due = Counter(expected_executed(step))
         for label in sorted(ran - due):
             expected = f"{label} runs {times(due[label])}"
@@ -101,7 +102,8 @@ def isolation(history: History) -> list[Violation]:
     """I10: a sub-agent never picks up an interrupt or response of another caller.
 
     At every step no action is pending more often than expected (a sub-agent that took another
-    caller's turn raises it twice) and none runs more often than expected in that step.
+    caller's turn raises it twice) and none runs more often than expected in that step (except
+    in a step that had to be refused: what runs there is I9's finding).
     """
     found: list[Violation] = []
     for step in history.steps:
@@ -115,7 +117,7 @@ def isolation(history: History) -> list[Violation]:
                     f"{label} pending {times(pending[label])}",
                 )
             )
-        ran = Counter(executed(step))
+        ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
         due = Counter(expected_executed(step))
         for label in sorted(ran - due):
             found.append(

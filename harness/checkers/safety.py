@@ -30,9 +30,11 @@ EXPECTED_OUTCOME = Invariant("O", "expected-outcome")
 def at_most_once(history: History) -> list[Violation]:
     """I4: no protected action runs without an approval, none runs twice for one approval.
 
-    Nothing runs during a restart or a corruption; an action never approved anywhere in the
-    scenario never runs; and up to every step, each action has run at most as often as the
-    approvals so far allow (re-sending an answer does not run it again).
+    Nothing runs during a restart, a corruption or a repair; an action never approved anywhere
+    in the scenario never runs; and up to every step, each action has run at most as often as
+    the approvals so far allow (re-sending an answer does not run it again).  An approved action
+    run by an answer that had to be refused (a corrupted store) is I9's finding, not this one's;
+    it counts here all the same, so running it again later is caught as running twice.
     """
     approved = Counter(label for step in history.steps for label in expected_executed(step))
     ran: Counter[str] = Counter()
@@ -43,13 +45,13 @@ def at_most_once(history: History) -> list[Violation]:
         ran.update(here)
         allowed.update(expected_executed(step))
         for label in sorted(here):
-            if step.kind in ("restart", "corrupt"):
+            if step.kind in ("restart", "corrupt", "repair"):
                 expected = f"nothing runs during a {step.kind}"
                 seen = f"{label} ran {times(here[label])}"
             elif not approved[label]:
                 expected = f"{label} never runs (never approved)"
                 seen = f"{label} ran {times(ran[label])}"
-            elif ran[label] > allowed[label]:
+            elif ran[label] > allowed[label] and step.expected["error"] != "required":
                 expected = f"{label} runs at most {times(allowed[label])} so far"
                 seen = f"{label} ran {times(ran[label])}"
             else:

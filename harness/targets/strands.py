@@ -93,6 +93,7 @@ class StrandsTarget:
         if session_manager not in SESSION_MANAGERS:
             raise ValueError(f"session_manager must be one of {sorted(SESSION_MANAGERS)}")
         self.session_manager = session_manager
+        _quiet_sdk_logs()
         installed = sdk_version()
         if installed is None:
             raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[strands]')")
@@ -243,6 +244,14 @@ class DirectoryStore:
         return sorted(
             str(path.relative_to(self.root)) for path in self.root.rglob("*") if path.is_file()
         )
+
+
+def _quiet_sdk_logs() -> None:
+    """Keep the SDK's warnings off the terminal (Python prints a library's records when it has
+    no handler); its ERROR records are still read during every step (``_ErrorLog``)."""
+    sdk_logger = logging.getLogger("strands")
+    if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
+        sdk_logger.addHandler(logging.NullHandler())
 
 
 class _ErrorLog(logging.Handler):

@@ -357,6 +357,7 @@ class Variant:
     description: str
     agent_class: type[Agent] = Agent
     tool_class: type[SubAgentTool] = SubAgentTool
+    write_ahead: bool = True  # False: answers are carried out without marking them first
 
     @property
     def name(self) -> str:
@@ -410,6 +411,10 @@ class VariantSession(ReferenceSession):
     def __init__(self, scenario: Scenario, workdir: Path, variant: Variant) -> None:
         self.variant = variant
         super().__init__(scenario, workdir)
+
+    def _write_ahead(self, persisted: bytes) -> None:
+        if self.variant.write_ahead:
+            super()._write_ahead(persisted)
 
     def _build(self) -> Tree:
         return VariantTree(
@@ -490,6 +495,12 @@ _ALL: Final = (
         "resume-by-responses",
         "whether a call resumes is decided by the answers routed to it, not by interrupt state",
         tool_class=ResumeByResponsesTool,
+    ),
+    Variant(
+        "no-write-ahead",
+        "answers are carried out without first persisting that they are: an action that ran "
+        "just before a crash runs again when the answer is re-sent",
+        write_ahead=False,
     ),
     Variant(
         "history-accumulation",
