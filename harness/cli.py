@@ -17,6 +17,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from harness import __version__
+from harness.bench import dumps as bench_dumps
+from harness.bench import gate, plot, size_document
+from harness.bench import markdown as bench_markdown
 from harness.campaigns.report import Budget, fault_document
 from harness.campaigns.report import dumps as faults_dumps
 from harness.campaigns.report import markdown as faults_markdown
@@ -36,6 +39,9 @@ from scenarios.strategies import restore_scenarios
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
+BASELINE = (
+    Path(__file__).resolve().parent.parent / "reports" / "baselines" / "continuation-size.json"
+)
 
 DESCRIPTION = """\
 Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
@@ -50,6 +56,7 @@ examples:
   python -m harness check --target reference       one target
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
+  python -m harness bench                          continuation sizes against the baseline
   python -m harness targets                        what is installed
 
 reports: check writes reports/conformance.md (paste it in a pull request) and
@@ -174,6 +181,37 @@ def build_parser() -> argparse.ArgumentParser:
         "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
     )
 
+    bench = commands.add_parser(
+        "bench",
+        help="measure continuation sizes side by side and gate them against the baseline",
+        description="Measure what each target stores (continuations after earlier calls, by "
+        "depth and fan-out, the orchestrator's record, the store over call/resume cycles, the "
+        "ratio to the information floor); write reports/continuation-size.* (and a PNG with "
+        "the plot extra).  Exit 1 when a size grew more than 5%% against the baseline or an "
+        "ephemeral continuation grows with earlier calls.",
+    )
+    bench.add_argument(
+        "--target",
+        action="append",
+        metavar="T",
+        help="a target (repeatable; default: every installed target)",
+    )
+    bench.add_argument(
+        "--baseline",
+        type=Path,
+        default=BASELINE,
+        metavar="FILE",
+        help=f"the sizes to compare with (default: {_shown(BASELINE)})",
+    )
+    bench.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="write this run's sizes as the new baseline (after reading why they changed)",
+    )
+    bench.add_argument(
+        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
+    )
+
     commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
@@ -220,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _report(arguments)
         if arguments.command == "faults":
             return _faults(arguments)
+        if arguments.command == "bench":
+            return _bench(arguments)
         return _targets()
     except BadInput as problem:
         print(problem, file=sys.stderr)
@@ -315,6 +355,28 @@ def _faults(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / "faults.md", text)
     print(text)
     return EXIT_HOLDS if document["passes"] else EXIT_VIOLATIONS
+
+
+def _bench(arguments: argparse.Namespace) -> int:
+    targets = _targets_named(arguments.target)
+    baseline = None
+    if arguments.baseline.exists():
+        try:
+            baseline = json.loads(arguments.baseline.read_text(encoding="utf-8"))
+        except ValueError:
+            raise BadInput(f"{arguments.baseline}: not JSON (expected a baseline)") from None
+        if not isinstance(baseline, dict) or not isinstance(baseline.get("targets"), dict):
+            raise BadInput(f"{arguments.baseline}: targets: expected a mapping of sizes")
+    document = size_document(targets)
+    problems = gate(document, baseline)
+    text = bench_markdown(document, problems)
+    write_atomically(arguments.reports / "continuation-size.json", bench_dumps(document))
+    write_atomically(arguments.reports / "continuation-size.md", text)
+    plot(document, arguments.reports / "continuation-size.png")
+    if arguments.update_baseline:
+        write_atomically(arguments.baseline, bench_dumps(document))
+    print(text)
+    return EXIT_HOLDS if not problems or arguments.update_baseline else EXIT_VIOLATIONS
 
 
 def _per_target(

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, note, settings
 
+from harness.campaigns.crashes import crash_campaign
 from harness.checkers import check
 from harness.cli import main
 from harness.runner import run_scenario
@@ -79,7 +80,11 @@ CAUGHT_BY = {
 }
 
 
-@pytest.mark.parametrize("slug", sorted(VARIANTS))
+# Variants only a crash inside a step shows: the crash campaign over the generated suite.
+CAUGHT_BY_CRASHES = {"no-write-ahead"}
+
+
+@pytest.mark.parametrize("slug", sorted(CAUGHT_BY))
 def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
     variant = registry.get(f"bad-{slug}")
     fired: set[str] = set()
@@ -95,7 +100,19 @@ def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
 
 
 def test_every_variant_has_an_expected_catch() -> None:
-    assert set(CAUGHT_BY) == set(VARIANTS)
+    assert set(CAUGHT_BY) | CAUGHT_BY_CRASHES == set(VARIANTS)
+
+
+@pytest.mark.parametrize("slug", sorted(CAUGHT_BY_CRASHES))
+def test_crashes_in_the_generated_suite_catch_each_crash_only_variant(slug: str) -> None:
+    variant = registry.get(f"bad-{slug}")
+    for index, scenario in enumerate(generated_suite()):
+        twice = [case for case in crash_campaign(variant, [("generated", scenario)]) if case.twice]
+        if twice:
+            assert not [c for c in crash_campaign(REFERENCE, [("g", scenario)]) if c.twice]
+            return
+        assert index < 40, f"bad-{slug}: no crash in 40 generated scenarios ran an action twice"
+    pytest.fail(f"bad-{slug}: no crash in the generated suite ran an action twice")
 
 
 def test_a_failing_property_leaves_its_shrunk_scenario_as_a_regression_file(

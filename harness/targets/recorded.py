@@ -64,6 +64,11 @@ class RecordedSession:
     def repair(self) -> str:
         return self.store.repair()
 
+    def store_bytes(self) -> int:
+        """Bytes of everything stored (every key's value): what a restart reads back."""
+        stored = (self.store.get(key) for key in self.store.keys())  # noqa: SIM118 - a Store
+        return sum(len(value or b"") for value in stored)
+
     def executions(self) -> list[dict[str, Any]]:
         return self.ledger.executions()
 

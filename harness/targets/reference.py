@@ -267,6 +267,12 @@ class ReferenceSession(RecordedSession):
             return f"{type(failure).__name__}: {failure}"
         return None
 
+    def live_turn_bytes(self, path: str) -> int | None:
+        """Bytes of the canonical JSON of a live (preserve_context) sub-agent's state: what a
+        store would have to keep of its turn; None if it has no live agent."""
+        live = None if self.tree is None else self.tree.live_agents.get(path)
+        return None if live is None else len(_compact(live.state.to_json()))
+
     def stored(self) -> Stored:
         persisted = self.store.get(TREE_KEY)
         if persisted is None:

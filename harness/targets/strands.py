@@ -284,6 +284,7 @@ class StrandsSession(RecordedSession):
             for call in turn
             if call.tool in {sub.name for sub in agent.sub_agents}
         }
+        self.live: dict[str, Any] = {}  # every sub-agent object, by path (rebuilt on restart)
         self.root: Any = self._build()
 
     # -- building the tree with real SDK objects ------------------------------------------
@@ -298,6 +299,7 @@ class StrandsSession(RecordedSession):
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.name}"
             sub_agent = self._agent(sub, sub_path)
+            self.live[sub_path] = sub_agent
             tools.append(sub_agent.as_tool(name=sub.name, preserve_context=sub.preserve_context))
         keeps_session = root or (spec.preserve_context and spec.session_store)
         options: dict[str, Any] = {}
@@ -445,16 +447,24 @@ class StrandsSession(RecordedSession):
             return f"{type(failure).__name__}: {failure}"
         return None
 
+    def live_turn_bytes(self, path: str) -> int | None:
+        """Bytes of the canonical JSON of a sub-agent's ``take_snapshot(preset="session")``:
+        what a store would have to keep of its turn; None if there is no such sub-agent."""
+        agent = self.live.get(path)
+        if agent is None:
+            return None
+        return len(_compact(_timeless(agent.take_snapshot(preset="session").to_dict())))
+
     def stored(self) -> Stored:
         continuations = tuple(
             StoredContinuation(
                 owner=self.callee.get(str(entry.path[-1]), f"call {entry.path[-1]}"),
-                size=entry.size,
+                size=len(_compact(_timeless(entry.value))),
             )
             for entry in self.store.continuations()
         )
         record = self._root_interrupt_record()
-        record_bytes = None if record is None else len(_compact(record))
+        record_bytes = None if record is None else len(_compact(_timeless(record)))
         return Stored(continuations=continuations, record_bytes=record_bytes)
 
 
@@ -535,6 +545,23 @@ def _scrub(text: str) -> str:
 
 def _opaque(value: Any) -> str:
     return f"<{type(value).__name__}>"
+
+
+SOME_TIME: Final = "2000-01-01T00:00:00.000000Z"  # the usual width of a snapshot's created_at
+
+
+def _timeless(value: Any) -> Any:
+    """``value`` with every ``created_at`` timestamp replaced by one of the same usual width:
+    the SDK drops the microseconds when they happen to be zero, and a size must not depend on
+    the clock."""
+    if isinstance(value, dict):
+        return {
+            key: SOME_TIME if key == "created_at" and isinstance(item, str) else _timeless(item)
+            for key, item in value.items()
+        }
+    if isinstance(value, list):
+        return [_timeless(item) for item in value]
+    return value
 
 
 def _compact(value: Any) -> bytes:

@@ -1,0 +1,77 @@
+"""pytest-benchmark suite: continuation sizes and throughput, side by side for every installed
+target, and the harness's overhead on the SDK target.
+
+Sizes go into ``extra_info`` (pytest-benchmark gates timing only; ``python -m harness bench``
+gates the sizes).  Run once, quickly, as CI does:
+
+    pytest benchmarks --benchmark-json=reports/benchmark.json --benchmark-min-rounds=1 \\
+        --benchmark-max-time=0 --benchmark-warmup=off
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from benchmarks.direct import overhead_scenario, run_directly
+from harness.bench import measure
+from harness.runner import run_scenario
+from harness.targets import registry
+from scenarios.loading import REGRESSIONS, load_scenario
+
+TARGETS = registry.available()
+STRANDS = "strands" in TARGETS
+
+
+def flat(figures: Any, prefix: str = "") -> dict[str, Any]:
+    """``{"earlier_calls.ephemeral.0": 1339, ...}``: extra_info keeps scalars readable."""
+    if isinstance(figures, dict):
+        found: dict[str, Any] = {}
+        for key, value in figures.items():
+            found.update(flat(value, f"{prefix}{key}."))
+        return found
+    if isinstance(figures, list):
+        return {f"{prefix}{index}": value for index, value in enumerate(figures)}
+    return {prefix.rstrip("."): figures}
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_continuation_sizes(benchmark: Any, name: str) -> None:
+    figures = benchmark.pedantic(measure, args=(registry.get(name),), rounds=1, iterations=1)
+    benchmark.extra_info.update(flat(figures))
+    ephemeral = figures["earlier_calls"]["ephemeral"]
+    assert ephemeral["0"] is not None  # every installed target can say what it stores
+    assert figures["record"]["after_resume"] < figures["record"]["pending"]
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_scenario_runs_per_second(benchmark: Any, name: str) -> None:
+    scenario = load_scenario(REGRESSIONS / "colliding-ids.yaml")
+    history = benchmark(run_scenario, registry.get(name), scenario, "colliding-ids")
+    assert len(history.steps) == len(scenario.steps)
+    assert history.control is not None  # the restart-free control ran too
+
+
+@pytest.mark.skipif(not STRANDS, reason="strands-agents is not installed")
+def test_harness_overhead_on_the_sdk(benchmark: Any) -> None:
+    """The same tree through the SDK alone and through the harness, in this run, as a ratio."""
+    target, scenario = registry.get("strands"), overhead_scenario()
+    run_directly()  # the SDK's first-use imports are paid here, not by either side
+    rounds = 5
+    start = time.perf_counter()
+    for _ in range(rounds):
+        run_directly()
+    direct = (time.perf_counter() - start) / rounds
+    history = benchmark.pedantic(
+        run_scenario, args=(target, scenario, "overhead"), rounds=rounds, iterations=1
+    )
+    harnessed = benchmark.stats.stats.mean
+    benchmark.extra_info.update(
+        direct_seconds=round(direct, 4),
+        harness_seconds=round(harnessed, 4),
+        overhead_ratio=round(harnessed / direct, 2),
+    )
+    assert [step.kind for step in history.steps] == ["run", "answer"]
+    assert history.steps[1].executions  # the approval ran the action, as it did directly
