@@ -135,9 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         "one per SDK version) into one side-by-side conformance.md and conformance.json.",
     )
     report.add_argument("files", type=Path, nargs="+", metavar="FILE", help="conformance.json")
-    report.add_argument(
-        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
-    )
+    _reports_option(report)
 
     faults = commands.add_parser(
         "faults",
@@ -146,12 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and shared sub-agents; classify what each target does; write reports/faults.*.  Exit "
         "1 when a target without a findings file is not clean.",
     )
-    faults.add_argument(
-        "--target",
-        action="append",
-        metavar="T",
-        help="a target (repeatable; default: every installed target)",
-    )
+    _targets_option(faults)
     faults.add_argument(
         "--examples",
         action="append",
@@ -177,9 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="runs spent reducing each class's example, the smallest case drawn (0: keep it "
         f"as drawn; default: {DEFAULT_SHRINK})",
     )
-    faults.add_argument(
-        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
-    )
+    _reports_option(faults)
 
     bench = commands.add_parser(
         "bench",
@@ -190,12 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the plot extra).  Exit 1 when a size grew more than 5%% against the baseline or an "
         "ephemeral continuation grows with earlier calls.",
     )
-    bench.add_argument(
-        "--target",
-        action="append",
-        metavar="T",
-        help="a target (repeatable; default: every installed target)",
-    )
+    _targets_option(bench)
     bench.add_argument(
         "--baseline",
         type=Path,
@@ -208,9 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="write this run's sizes as the new baseline (after reading why they changed)",
     )
-    bench.add_argument(
-        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
-    )
+    _reports_option(bench)
 
     commands.add_parser(
         "targets",
@@ -218,6 +202,21 @@ def build_parser() -> argparse.ArgumentParser:
         description="List installed targets, their versions and capabilities.",
     )
     return parser
+
+
+def _targets_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--target",
+        action="append",
+        metavar="T",
+        help="a target (repeatable; default: every installed target)",
+    )
+
+
+def _reports_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
+    )
 
 
 def _count(text: str) -> int:

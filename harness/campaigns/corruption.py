@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -235,11 +235,7 @@ def _without_a_tool(agent: dict[str, Any]) -> Iterator[dict[str, Any]]:
             ]
             if all(smaller["turns"]):
                 yield smaller
-    for index, sub in enumerate(agent.get("sub_agents", [])):
-        for smaller_sub in _without_a_tool(sub):
-            smaller = copy.deepcopy(agent)
-            smaller["sub_agents"][index] = smaller_sub
-            yield smaller
+    yield from _below(agent, _without_a_tool)
 
 
 def _without_options(agent: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -248,8 +244,15 @@ def _without_options(agent: dict[str, Any]) -> Iterator[dict[str, Any]]:
             smaller = copy.deepcopy(agent)
             del smaller[option]
             yield smaller
+    yield from _below(agent, _without_options)
+
+
+def _below(
+    agent: dict[str, Any], simpler: Callable[[dict[str, Any]], Iterator[dict[str, Any]]]
+) -> Iterator[dict[str, Any]]:
+    """``agent`` with one of its sub-agents replaced by each of that sub-agent's ``simpler``."""
     for index, sub in enumerate(agent.get("sub_agents", [])):
-        for smaller_sub in _without_options(sub):
+        for smaller_sub in simpler(sub):
             smaller = copy.deepcopy(agent)
             smaller["sub_agents"][index] = smaller_sub
             yield smaller
