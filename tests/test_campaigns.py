@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fakes.crash import SimulatedCrash
 from harness.campaigns.corruption import CLASSES, classify, run_case, simplest, size
 from harness.campaigns.crashes import crash_campaign, crash_points, run_with_crash
 from harness.campaigns.invariants import CAMPAIGNS, generated, run_campaign
 from harness.campaigns.report import Budget, dumps, fault_document, markdown
 from harness.cli import main
 from harness.history import History
-from harness.runner import run_scenario
+from harness.runner import Recorder, run_scenario
 from harness.targets.reference import ReferenceTarget
 from harness.targets.variants import VARIANTS
 from scenarios.loading import parse_scenario
@@ -273,3 +275,26 @@ def test_the_simplest_example_keeps_its_class_with_fewer_agents() -> None:
     assert size(example.scenario)[0] < size(largest.scenario)[0]
     assert size(example.scenario)[0] <= 3
     assert simplest(reference, [largest], budget=0) == largest
+
+
+def test_an_answer_left_in_doubt_stays_refused_after_another_answer_succeeds() -> None:
+    """A crash right after s1-act ran; after the restart s2 is approved (and runs); re-sending
+    the first answer, even then, is refused rather than running s1-act a second time."""
+    steps = [CASE["steps"][0], {"answer": {"s1-act": "approve"}}, {"answer": {"s2-act": "approve"}}]
+    scenario = parse_scenario(json.loads(json.dumps(CASE)) | {"steps": steps}, "in-doubt")
+    with tempfile.TemporaryDirectory() as workdir:
+        session = ReferenceTarget().start(scenario, Path(workdir))
+        recorder = Recorder(session, scenario)
+        recorder.step(0, scenario.steps[0])
+        session.arm_crash("action", 1)
+        with pytest.raises(SimulatedCrash):
+            recorder.step(1, scenario.steps[1])
+        session.count_boundaries()
+        assert session.restart() is None
+        other = recorder.step(2, scenario.steps[2])
+        again = recorder.retry(1)
+        ran = [execution["action"] for execution in session.executions()]
+    assert other.observed["error"] is None
+    assert again.error is not None
+    assert "may have run" in again.error
+    assert ran == ["s1-act", "s2-act"]

@@ -7,12 +7,13 @@ and the state of every preserve_context sub-agent that has a session store.  A r
 object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
 
 At most once, across crashes too: ``resume`` first writes ahead (through the caller's
-``write_ahead``) which answers it is about to carry out, and only then carries them out; the
-next ``persist`` clears the mark.  A process that dies in between leaves the mark behind, so the
-same answers sent again are refused loudly (``InDoubtError``): their actions may have run, and
-running them again could run them twice.  A resume that fails after the write-ahead leaves its
-answers in doubt the same way.  The price is that such an approval is lost (loudly); the
-alternative, carrying it out again, is at-least-once.
+``write_ahead``) which answers it is about to carry out, and only then carries them out; once
+they are carried out the next ``persist`` drops the mark.  A process that dies in between
+leaves the mark behind, so the same answers sent again, now or after any later resume, are
+refused loudly (``InDoubtError``): their actions may have run, and running them again could run
+them twice.  A resume that fails after the write-ahead leaves its answers in doubt the same way.
+The price is that such an approval is lost (loudly); the alternative, carrying it out again, is
+at-least-once.
 """
 
 from __future__ import annotations
@@ -94,10 +95,11 @@ class Tree:
                 "actions may have run, so they are not carried out again (resolve them by hand)"
             )
         self.root.prepare_resume(responses)  # refuse what cannot be resumed before marking it
-        self.in_flight = tuple(sorted(responses))
+        before = self.in_flight  # answers an earlier crash or failure left in doubt stay so
+        self.in_flight = tuple(sorted({*before, *responses}))
         write_ahead(self.persist())
         result = self.root.resume(responses)
-        self.in_flight = ()
+        self.in_flight = before
         return result
 
     def persist(self) -> bytes:
