@@ -196,6 +196,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _reports_option(bench)
 
+    mutate = commands.add_parser(
+        "mutate",
+        help="mutation-test the reference's round trip (mutmut) and write reports/mutation.*",
+        description="Run mutmut on the reference's round-trip code ([tool.mutmut] in "
+        "pyproject.toml) and write reports/mutation.md and .json: a score per direction, every "
+        "survivor with its diff.  Exit 1 when a survivor is not listed, with its reason, in "
+        "mutation/equivalent.yaml.",
+    )
+    mutate.add_argument(
+        "--since", metavar="REF", help="only the functions changed since this git ref"
+    )
+    mutate.add_argument(
+        "--max-children", type=_count, default=2, metavar="N", help="parallel mutants (default 2)"
+    )
+    _reports_option(mutate)
+
     commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
@@ -259,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _faults(arguments)
         if arguments.command == "bench":
             return _bench(arguments)
+        if arguments.command == "mutate":
+            return _mutate(arguments)
         return _targets()
     except BadInput as problem:
         print(problem, file=sys.stderr)
@@ -376,6 +394,23 @@ def _bench(arguments: argparse.Namespace) -> int:
         write_atomically(arguments.baseline, bench_dumps(document))
     print(text)
     return EXIT_HOLDS if not problems or arguments.update_baseline else EXIT_VIOLATIONS
+
+
+def _mutate(arguments: argparse.Namespace) -> int:
+    from harness import mutation
+
+    if arguments.max_children < 1:
+        raise BadInput("--max-children: expected a whole number >= 1")
+    try:
+        mutation.load_equivalent()
+        report = mutation.mutate(mutation.ROOT, arguments.since, arguments.max_children)
+    except mutation.MutationError as problem:
+        raise BadInput(str(problem)) from None
+    text = mutation.markdown(report)
+    write_atomically(arguments.reports / "mutation.json", json.dumps(report, indent=2) + "\n")
+    write_atomically(arguments.reports / "mutation.md", text)
+    print(text)
+    return EXIT_HOLDS if report["passes"] else EXIT_VIOLATIONS
 
 
 def _per_target(

@@ -120,8 +120,18 @@ def test_store_refuses_a_turn_that_is_not_parked() -> None:
     state = parked()
     state.interrupt_state.activated = False
 
-    with pytest.raises(ValueError, match="parked"):
+    with pytest.raises(
+        ValueError, match=r"^only a parked \(interrupted\) turn has a continuation$"
+    ):
         store(state, owner(), WINDOW)
+
+
+def test_the_entry_shares_nothing_with_its_owner() -> None:
+    call = {"sub_agent": "A", "tool_use_id": "o1", "path": ["orchestrator", "A"]}
+    entry = store(parked(), call, WINDOW)
+    call["path"].append("changed afterwards")
+
+    assert entry["owner"]["path"] == ["orchestrator", "A"]
 
 
 def test_the_entry_shares_nothing_with_the_stored_state() -> None:
@@ -200,6 +210,17 @@ def previous_shape(entry: dict[str, Any]) -> Any:
     return {key: entry["data"][key] for key in ("messages", "state", "interrupt_state")}
 
 
+def previous_shape_stateless(entry: dict[str, Any]) -> Any:
+    """The previous revision's shape of an agent with no state: just the two keys."""
+    return {key: entry["data"][key] for key in ("messages", "interrupt_state")}
+
+
+def current_shape_with_old_keys(entry: dict[str, Any]) -> Any:
+    """A versioned entry that also carries the previous revision's keys: extra fields, not the
+    previous shape (it has a schema version)."""
+    return {**entry, "messages": [], "interrupt_state": {}}
+
+
 def truncated(entry: dict[str, Any]) -> Any:
     text = json.dumps(entry)
     return text[: len(text) // 2]
@@ -214,6 +235,8 @@ DAMAGES: dict[str, tuple[Damage, str]] = {
     "missing conversation manager": (delete(("conversation_manager",)), "fields"),
     "extra field": (set_in(("created_at",), "2024-01-01"), "fields"),
     "previous revision's shape": (previous_shape, "previous revision"),
+    "previous revision's shape, no state": (previous_shape_stateless, "previous revision"),
+    "a versioned entry with the old keys too": (current_shape_with_old_keys, "has fields"),
     "wrong owner": (set_in(("owner", "tool_use_id"), "o2"), "belongs to"),
     "other conversation manager": (set_in(("conversation_manager",), "null"), "conversation"),
     "data not an object": (set_in(("data",), []), "data is not an object"),
@@ -222,24 +245,30 @@ DAMAGES: dict[str, tuple[Damage, str]] = {
     "data field wrong type": (set_in(("data", "messages"), "[]"), "not a list"),
     "state wrong type": (set_in(("data", "state"), []), "not a dict"),
     "interrupt_state not an object": (set_in(("data", "interrupt_state"), None), "not a dict"),
-    "interrupt_state field missing": (delete(("data", "interrupt_state", "context")), "lacks"),
+    "interrupt_state field missing": (
+        delete(("data", "interrupt_state", "context")),
+        r"^data\.interrupt_state lacks \['context'\]$",
+    ),
     "activated wrong type": (set_in(("data", "interrupt_state", "activated"), 1), "not a bool"),
     "interrupt_state not activated": (
         set_in(("data", "interrupt_state", "activated"), False),
-        "not parked",
+        "^the stored turn is not parked$",
     ),
     "interrupt not an object": (
         set_in(("data", "interrupt_state", "interrupts", 0), "tool:t1:approval"),
         "not an object",
     ),
-    "interrupt lacking id": (delete(("data", "interrupt_state", "interrupts", 0, "id")), "lacks"),
+    "interrupt lacking id": (
+        delete(("data", "interrupt_state", "interrupts", 0, "id")),
+        r"^data\.interrupt_state\.interrupts\[0\] lacks \['id'\]$",
+    ),
     "interrupt id wrong type": (
         set_in(("data", "interrupt_state", "interrupts", 0, "id"), 7),
         "not a str",
     ),
     "interrupt lacking reason": (
         delete(("data", "interrupt_state", "interrupts", 0, "reason")),
-        "lacks reason or response",
+        r"^data\.interrupt_state\.interrupts\[0\] lacks reason or response$",
     ),
     "interrupt lacking response": (
         delete(("data", "interrupt_state", "interrupts", 0, "response")),

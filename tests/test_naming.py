@@ -109,8 +109,9 @@ def test_a_nested_id_never_equals_an_ordinary_tool_interrupt_id(
     ],
 )
 def test_a_malformed_id_raises_not_a_nested_id(malformed: str) -> None:
-    with pytest.raises(NotANestedId):
+    with pytest.raises(NotANestedId) as refused:
         split_root_visible_id(malformed)
+    assert refused.value.args == (malformed,)  # the error names the id it refused
 
 
 def test_not_a_nested_id_is_a_value_error() -> None:

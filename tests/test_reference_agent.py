@@ -640,3 +640,26 @@ def test_a_parked_preserve_context_sub_agent_refuses_a_call_that_does_not_own_it
     assert "belongs to another call" in refused["content"][0]["text"]
     assert first.resume({NESTED: APPROVE}).stop_reason == "end_turn"
     assert ran(ledger) == ["helper-act"]
+
+
+def test_a_sub_agent_that_answers_with_no_text_returns_an_empty_result() -> None:
+    helper = ToolsThenAnswer(answer="")
+    tool = SubAgentTool("helper", lambda: Agent("helper", helper), preserve_context=False)
+    parent = Agent("parent", ToolsThenAnswer(("helper", "o1", "go")), [tool])
+
+    parent("go")
+
+    assert tool_results(parent)[0]["content"] == [{"text": ""}]
+
+
+@pytest.mark.parametrize("preserve_context", [True, False])
+def test_a_sub_agent_tool_says_whether_it_keeps_the_sub_agents_history(
+    preserve_context: bool,
+) -> None:
+    """Targets built on the reference (the known-bad variants) rebuild a tool from these."""
+    tool = SubAgentTool(
+        "helper", lambda: Agent("helper", ToolsThenAnswer()), preserve_context=preserve_context
+    )
+
+    assert tool.preserve_context is preserve_context
+    assert (tool.live is not None) is preserve_context
