@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from fakes.crash import SimulatedCrash
 from harness.runner import Recorder
-from harness.targets.base import Session, Target
+from harness.targets.base import Target
 from scenarios.model import Answer, Resend, Scenario
 from scenarios.oracle import approvals, expectations
 
@@ -102,12 +102,8 @@ def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPo
                 session.count_boundaries()  # a new process
                 restart_error = session.restart()
                 recorder.retry(index)
-        ran = Counter(str(execution["action"]) for execution in _executions(session))
+        ran = Counter(str(execution["action"]) for execution in session.executions())
     return CrashCase(name, point, crashed, restart_error, dict(ran), dict(approved))
-
-
-def _executions(session: Session) -> list[dict[str, Any]]:
-    return session.executions()
 
 
 def crash_campaign(target: Target, scenarios: list[tuple[str, Scenario]]) -> list[CrashCase]:
