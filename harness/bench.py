@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from harness.report import column
+from harness.report import target_column
 from harness.runner import Recorder
 from harness.targets.base import Target, missing_capabilities
 from scenarios.loading import parse_scenario
@@ -206,9 +206,9 @@ def _slope(sizes: dict[str, int | None]) -> float | None:
 def size_document(targets: Sequence[Target]) -> Document:
     columns = {}
     for target in targets:
-        info = {"name": target.info.name, "version": target.info.version, "isolation": "in-process"}
-        columns[column(info)] = {"name": target.info.name, "version": target.info.version}
-        columns[column(info)].update(measure(target))
+        name = target_column(target.info)
+        columns[name] = {"name": target.info.name, "version": target.info.version}
+        columns[name].update(measure(target))
     return {"targets": columns}
 
 

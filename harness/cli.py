@@ -318,11 +318,7 @@ def _load(path: Path) -> Scenario:
 
 def _check(arguments: argparse.Namespace) -> int:
     targets = _targets_named(arguments.target, arguments.isolation)
-    for target in targets:
-        try:
-            load_findings(target.info.findings_name, target.info.version)
-        except FindingsFileError as problem:
-            raise BadInput(str(problem)) from None
+    _check_findings_files(targets)
     scenarios = _scenarios_from(arguments.scenarios)
     stats = None
     if arguments.profile is not None:
@@ -352,11 +348,7 @@ def _faults(arguments: argparse.Namespace) -> int:
     probes = _per_target(
         "--invariant-examples", arguments.invariant_examples, names, DEFAULT_INVARIANT_EXAMPLES
     )
-    for target in targets:
-        try:
-            load_findings(target.info.findings_name, target.info.version)
-        except FindingsFileError as problem:
-            raise BadInput(str(problem)) from None
+    _check_findings_files(targets)
     budgets = {
         name: Budget(examples[name], arguments.seed, arguments.shrink, probes[name])
         for name in names
@@ -411,6 +403,15 @@ def _mutate(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / "mutation.md", text)
     print(text)
     return EXIT_HOLDS if report["passes"] else EXIT_VIOLATIONS
+
+
+def _check_findings_files(targets: Sequence[Target]) -> None:
+    """Refuse, before anything runs, a findings file of these targets that cannot be read."""
+    for target in targets:
+        try:
+            load_findings(target.info.findings_name, target.info.version)
+        except FindingsFileError as problem:
+            raise BadInput(str(problem)) from None
 
 
 def _per_target(

@@ -19,6 +19,7 @@ from typing import Any
 
 from harness.checkers import CHECKERS
 from harness.conformance import Conformance
+from harness.targets.base import TargetInfo
 
 SYMBOLS = {
     "holds": "holds",
@@ -32,6 +33,11 @@ Document = dict[str, Any]
 def column(target: dict[str, Any]) -> str:
     isolated = " [process]" if target.get("isolation") == "process" else ""
     return f"{target['name']} {target['version']}{isolated}"
+
+
+def target_column(info: TargetInfo) -> str:
+    """The column of a target, from its info (as ``column`` from a history's target record)."""
+    return column({"name": info.name, "version": info.version, "isolation": info.isolation})
 
 
 def conformance_document(result: Conformance) -> Document:

@@ -29,7 +29,7 @@ from harness.campaigns.invariants import (
     run_campaign,
 )
 from harness.findings import load_findings
-from harness.report import column
+from harness.report import target_column
 from harness.targets.base import Target, missing_capabilities
 from scenarios.model import Corrupt, Repair, Scenario
 
@@ -63,14 +63,10 @@ def fault_document(
         budget = budgets[target.info.name]
         if progress is not None:
             progress(f"{target.info.name}: {budget.examples} corruptions, {budget.probes} probes")
-        results[column(_target_json(target))] = _target_results(target, budget, crash_scenarios)
+        results[target_column(target.info)] = _target_results(target, budget, crash_scenarios)
     document: Document = {"targets": results}
     document["passes"] = all(entry["passes"] for entry in results.values())
     return document
-
-
-def _target_json(target: Target) -> dict[str, Any]:
-    return {"name": target.info.name, "version": target.info.version, "isolation": "in-process"}
 
 
 def _target_results(
