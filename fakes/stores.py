@@ -4,8 +4,8 @@ A target persists whatever it persists (a whole tree, a session, a snapshot) as 
 in one of these.  ``FileStore`` writes atomically (a temporary file, then a rename), so a crash
 never leaves half a value.  ``CorruptingStore`` wraps another store and, on request, applies a
 named corruption (``fakes.corruption``) to one stored continuation, and later repairs it (puts
-the stored document back as it was) as an operator restoring a backup would, but only while the
-document is still exactly as damaged: data a target rewrote since is never overwritten.
+the turn, or a document damaged as bytes, back as it was) as an operator restoring a backup
+would, but only while it is still as damaged: what a target rewrote since is never overwritten.
 """
 
 from __future__ import annotations
