@@ -210,6 +210,20 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_argument(
         "--max-children", type=_count, default=2, metavar="N", help="parallel mutants (default 2)"
     )
+    mutate.add_argument(
+        "--sdk",
+        metavar="NAME",
+        help="mutate the installed SDK's agent-as-tool module instead (a scratch copy), against "
+        "its own tests and the harness's; reports/mutation-sdk-NAME.* (known: strands)",
+    )
+    mutate.add_argument(
+        "--workdir",
+        type=Path,
+        default=Path("build/sdk-mutation"),
+        metavar="DIR",
+        help="with --sdk: where the scratch trees and the SDK's sdist go "
+        "(default build/sdk-mutation)",
+    )
     _reports_option(mutate)
 
     commands.add_parser(
@@ -393,6 +407,8 @@ def _mutate(arguments: argparse.Namespace) -> int:
 
     if arguments.max_children < 1:
         raise BadInput("--max-children: expected a whole number >= 1")
+    if arguments.sdk is not None:
+        return _mutate_sdk(arguments)
     try:
         mutation.load_equivalent()
         report = mutation.mutate(mutation.ROOT, arguments.since, arguments.max_children)
@@ -403,6 +419,28 @@ def _mutate(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / "mutation.md", text)
     print(text)
     return EXIT_HOLDS if report["passes"] else EXIT_VIOLATIONS
+
+
+def _mutate_sdk(arguments: argparse.Namespace) -> int:
+    from harness import sdk_mutation
+    from harness.mutation import MutationError
+
+    if arguments.since is not None:
+        raise BadInput("--since: not with --sdk (the SDK run mutates the whole module)")
+    sdk = sdk_mutation.SDKS.get(arguments.sdk)
+    if sdk is None:
+        known = ", ".join(sorted(sdk_mutation.SDKS))
+        raise BadInput(f"--sdk: unknown SDK {arguments.sdk!r}; expected one of: {known}")
+    try:
+        report = sdk_mutation.mutate_sdk(sdk, arguments.workdir.resolve(), arguments.max_children)
+    except MutationError as problem:
+        raise BadInput(str(problem)) from None
+    text = sdk_mutation.markdown(report)
+    stem = f"mutation-sdk-{sdk.name}"
+    write_atomically(arguments.reports / f"{stem}.json", json.dumps(report, indent=2) + "\n")
+    write_atomically(arguments.reports / f"{stem}.md", text)
+    print(text)
+    return EXIT_HOLDS if not sdk_mutation.verdict(report) else EXIT_VIOLATIONS
 
 
 def _check_findings_files(targets: Sequence[Target]) -> None:

@@ -1,0 +1,230 @@
+"""Mutation testing of a real SDK: the scratch copy, the survivor classes and the three kill
+rates.  (Running mutmut on the SDK itself is ``python -m harness mutate --sdk strands``.)"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import sdk_mutation
+from harness.mutation import Mutant
+from harness.sdk_mutation import BEHAVIOUR, EQUIVALENT, MESSAGE_TEXT, SDKS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SOURCE = textwrap.dedent(
+    """\
+    class Tool:
+        @override
+        async def stream(self, use):
+            yield use
+
+        @property
+        def name(self):
+            return "tool"
+
+        @staticmethod
+        @override
+        def make():
+            return Tool()
+    """
+)
+
+
+def test_neutral_decorators_are_dropped_and_the_functions_still_skipped_are_listed() -> None:
+    stripped, unmutated = sdk_mutation.strip_neutral_decorators(SOURCE, {"override"})
+    assert "@override" not in stripped
+    assert "@property" in stripped
+    assert "@staticmethod" in stripped
+    assert unmutated == ["Tool.name (@property)"]
+    ast.parse(stripped)
+
+
+def _functions(source: str) -> dict[str, Any]:
+    tree = ast.parse(textwrap.dedent(source))
+    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+
+
+MUTANTS = _functions(
+    """\
+    def x_f__mutmut_orig(parent, key):
+        logger.debug("key=<%s> | resuming", key)
+        if key not in parent:
+            raise KeyError(f"no turn for {key}")
+        return parent[key] + 1
+
+    def x_f__mutmut_1(parent, key):
+        logger.debug("XXkey=<%s> | resumingXX", key)
+        if key not in parent:
+            raise KeyError(f"no turn for {key}")
+        return parent[key] + 1
+
+    def x_f__mutmut_2(parent, key):
+        logger.debug("key=<%s> | resuming", None)
+        if key not in parent:
+            raise KeyError(f"no turn for {key}")
+        return parent[key] + 1
+
+    def x_f__mutmut_3(parent, key):
+        logger.debug("key=<%s> | resuming", key)
+        if key not in parent:
+            raise KeyError(None)
+        return parent[key] + 1
+
+    def x_f__mutmut_4(parent, key):
+        logger.debug("key=<%s> | resuming", key)
+        if key in parent:
+            raise KeyError(f"no turn for {key}")
+        return parent[key] + 1
+
+    def x_f__mutmut_5(parent, key):
+        logger.debug("key=<%s> | resuming", key)
+        if key not in parent:
+            raise KeyError(f"no turn for {key}")
+        return parent[key] - 1
+
+    def x_f__mutmut_6(parent, key):
+        logger.info("key=<%s> | resuming", key)
+        if key not in parent:
+            raise KeyError(f"no turn for {key}")
+        return parent[key] + 1
+
+    def x_f__mutmut_7(parent, key):
+        logger.debug("key=<%s> | resuming", key)
+        if key not in parent:
+            raise ValueError(f"no turn for {key}")
+        return parent[key] + 1
+    """
+)
+
+
+@pytest.mark.parametrize(
+    ("mutant", "kind"),
+    [
+        ("m.x_f__mutmut_1", MESSAGE_TEXT),  # a log call's format string
+        ("m.x_f__mutmut_2", MESSAGE_TEXT),  # a log call's argument
+        ("m.x_f__mutmut_3", MESSAGE_TEXT),  # what the raised exception says
+        ("m.x_f__mutmut_4", BEHAVIOUR),  # the condition
+        ("m.x_f__mutmut_5", BEHAVIOUR),  # the result
+        ("m.x_f__mutmut_6", BEHAVIOUR),  # the log level is not the text
+        ("m.x_f__mutmut_7", BEHAVIOUR),  # the exception's type is not the text
+    ],
+)
+def test_survivors_are_classified_from_the_syntax_trees(mutant: str, kind: str) -> None:
+    assert sdk_mutation.classify(MUTANTS, mutant, {}) == kind
+
+
+def test_a_reviewed_equivalent_is_classified_so() -> None:
+    reviewed = {"m.x_f__mutmut_5": "the result is never read"}
+    assert sdk_mutation.classify(MUTANTS, "m.x_f__mutmut_5", reviewed) == EQUIVALENT
+
+
+def test_the_diff_shows_the_changed_line_only() -> None:
+    shown = sdk_mutation.diff(MUTANTS, "m.x_f__mutmut_5")
+    assert "-    return parent[key] + 1" in shown
+    assert "+    return parent[key] - 1" in shown
+    assert "mutmut" not in shown
+
+
+def _mutant(number: int, status: str) -> Mutant:
+    return Mutant(f"m.x_f__mutmut_{number}", "m", "f", status, "resume")
+
+
+def _results(sdk: dict[int, str], harness: dict[int, str]) -> dict[str, dict[str, Mutant]]:
+    return {
+        "sdk": {_mutant(n, s).name: _mutant(n, s) for n, s in sdk.items()},
+        "harness": {_mutant(n, s).name: _mutant(n, s) for n, s in harness.items()},
+    }
+
+
+def test_three_kill_rates_join_the_two_suites_by_mutant_name() -> None:
+    results = _results(
+        sdk={1: "survived", 3: "killed", 4: "survived", 5: "killed", 6: "survived"},
+        harness={1: "survived", 3: "survived", 4: "killed", 5: "killed", 6: "survived"},
+    )
+    report = sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    rates = report["rates"]
+    assert [rates[s]["killed"] for s in ("sdk", "harness", "both")] == [2, 2, 3]
+    # mutants 4, 5, 6 change behaviour; 1 and 3 only message text
+    assert [rates[s]["behaviour_killed"] for s in ("sdk", "harness", "both")] == [1, 2, 2]
+    assert rates["both"]["survivors_by_class"] == {BEHAVIOUR: 1, MESSAGE_TEXT: 1, EQUIVALENT: 0}
+    assert report["only_harness"] == ["m.x_f__mutmut_4"]
+    assert report["only_sdk"] == ["m.x_f__mutmut_3"]
+    assert report["behaviour_left"] == ["m.x_f__mutmut_6"]
+    # 2 of 3 behaviour-changing mutants is under the 95% gate
+    assert sdk_mutation.verdict(report) == [
+        "the harness kills 66.7% of behaviour-changing mutants (< 95%)"
+    ]
+    text = sdk_mutation.markdown(report)
+    assert "| the harness | 2/5 (40.0%) | 2/3 (66.7%) | 1 | 2 | 0 |" in text
+    assert "Verdict: fails" in text
+
+
+def test_the_gate_passes_when_the_harness_kills_every_behaviour_change_the_sdk_misses() -> None:
+    results = _results(
+        sdk={1: "survived", 4: "survived", 5: "killed"},
+        harness={1: "survived", 4: "killed", 5: "killed"},
+    )
+    report = sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    assert sdk_mutation.verdict(report) == []
+    assert sdk_mutation.markdown(report).endswith("Verdict: passes\n")
+
+
+def test_the_trees_must_name_the_same_mutants() -> None:
+    results = _results(sdk={1: "killed"}, harness={2: "killed"})
+    with pytest.raises(sdk_mutation.MutationError, match="different mutants"):
+        sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+
+
+def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_path: Path) -> None:
+    package = tmp_path / "site" / "strands"
+    (package / "agent").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    original = SOURCE.replace("class Tool", "class _AgentAsTool")
+    (package / "agent" / "_agent_as_tool.py").write_text(original)
+    sdk_tests = tmp_path / "sdist" / "tests"
+    sdk_tests.mkdir(parents=True)
+    (sdk_tests / "test_it.py").write_text("def test_it(): pass\n")
+    sdk = SDKS["strands"]
+    for suite in sdk_mutation.SUITES:
+        tree = tmp_path / suite
+        unmutated = sdk_mutation.prepare_tree(tree, suite, sdk, package, sdk_tests)
+        assert unmutated == ["_AgentAsTool.name (@property)"]
+        copied = (tree / "strands" / "agent" / "_agent_as_tool.py").read_text()
+        assert "@override" not in copied
+        config = (tree / "pyproject.toml").read_text()
+        assert 'only_mutate = ["strands/agent/_agent_as_tool.py"]' in config
+        assert 'source_paths = ["strands/"]' in config
+    assert (package / "agent" / "_agent_as_tool.py").read_text() == original
+    assert (tmp_path / "sdk" / "tests" / "test_it.py").exists()
+    assert (tmp_path / "harness" / "tests" / "test_strands_target.py").exists()
+    assert (tmp_path / "harness" / "harness" / "sdk_mutation.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--sdk", "nope"], "--sdk: unknown SDK 'nope'; expected one of: strands"),
+        (["--sdk", "strands", "--since", "HEAD"], "--since: not with --sdk"),
+    ],
+)
+def test_a_bad_sdk_option_exits_2_with_one_line(
+    arguments: list[str], message: str, tmp_path: Path
+) -> None:
+    finished = subprocess.run(
+        [sys.executable, "-m", "harness", "mutate", *arguments, "--reports", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert finished.returncode == 2
+    assert message in finished.stderr
+    assert len(finished.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.iterdir())
