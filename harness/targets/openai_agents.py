@@ -404,12 +404,28 @@ class OpenAIAgentsSession(RecordedSession):
         matched = [(current[p.id], response) for p, response in responses if p.id in current]
         if not matched:
             return Observation(stop_reason=None, error="no pending approval matches the answer")
-        for item, response in matched:
-            if response == "approve":
-                self.state.approve(item)
-            else:
-                self.state.reject(item)
+        try:
+            for item, response in matched:
+                if response == "approve":
+                    self.state.approve(item)
+                else:
+                    self.state.reject(item)
+        except Exception as failure:  # refused by the SDK: nothing was resumed
+            return self._failed(failure)
         return self._step(self.state, None)
+
+    def _failed(self, failure: Exception) -> Observation:
+        """A step the SDK refused or that raised: what its run state still shows as pending."""
+        pending: tuple[PendingInterrupt, ...] = ()
+        if self.state is not None:
+            try:
+                handles = self._handles(self.state.get_interruptions())
+            except Exception:  # a state too damaged to say: nothing can be shown
+                handles = {}
+            pending = tuple(self._pending(handle, item) for handle, item in handles.items())
+        return Observation(
+            stop_reason=None, pending=pending, error=f"{type(failure).__name__}: {failure}"
+        )
 
     def _step(self, given: Any, context: Any) -> Observation:
         errors = _ErrorLog()
@@ -418,7 +434,7 @@ class OpenAIAgentsSession(RecordedSession):
         try:
             result = asyncio.run(self._stream(given, context))
         except Exception as failure:  # the SDK's failure is an observation, not a crash
-            return Observation(stop_reason=None, error=f"{type(failure).__name__}: {failure}")
+            return self._failed(failure)
         finally:
             sdk_logger.removeHandler(errors)
         logged = errors.messages[0] if errors.messages else None
