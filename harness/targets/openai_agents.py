@@ -79,7 +79,6 @@ CORRUPTIONS: Final = frozenset(
     }
 )
 UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
-SCOPE: Final = re.compile(r"\b[0-9a-f]{32}\b")
 
 
 def sdk_version() -> str | None:
@@ -180,12 +179,14 @@ def model_class() -> type:
                 )
             return output, scripted.response_id
 
-        async def get_response(self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: A002, E501
+        async def get_response(
+            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+        ) -> Any:
             output, response_id = self._output(input)
             return ModelResponse(output=output, usage=Usage(), response_id=response_id)
 
         async def stream_response(
-            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any  # noqa: A002
+            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
         ) -> AsyncIterator[Any]:
             output, response_id = self._output(input)
             response = Response(
