@@ -514,9 +514,14 @@ class OpenAIAgentsSession(RecordedSession):
         self.state = None
         try:
             self.root = self._build()
+        except Exception as failure:
+            self.root = None  # nothing survives a failed rebuild
+            return f"{type(failure).__name__}: {failure}"
+        try:
             stored = self.store.get(STATE_KEY)
             if stored is not None:
-                self.state = asyncio.run(RunState.from_string(self.root, stored.decode()))
+                document = json.loads(stored)
+                self.state = asyncio.run(RunState.from_json(self.root, document))
         except Exception as failure:
             return f"{type(failure).__name__}: {failure}"
         return None
