@@ -43,19 +43,32 @@ def _strands_snapshot() -> Target:
     return StrandsTarget(session_manager="snapshot")
 
 
+def _openai_agents() -> Target:
+    from harness.targets.openai_agents import OpenAIAgentsTarget
+
+    return OpenAIAgentsTarget()
+
+
 BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "reference": _reference,
     "strands": _strands,
     "strands-snapshot": _strands_snapshot,
+    "openai-agents": _openai_agents,
+}
+# the module a built-in target drives: it is listed only where that module is installed
+SDK_MODULE: Final[dict[str, str]] = {
+    "strands": "strands",
+    "strands-snapshot": "strands",
+    "openai-agents": "agents",
 }
 
 
 def available() -> dict[str, Callable[[], Target]]:
-    """Every target that can be built here, by name, sorted (strands only where installed)."""
+    """Every target that can be built here, by name, sorted (an SDK's only where installed)."""
     found: dict[str, Callable[[], Target]] = {
         name: build
         for name, build in BUILT_IN.items()
-        if not name.startswith("strands") or find_spec("strands") is not None
+        if name not in SDK_MODULE or find_spec(SDK_MODULE[name]) is not None
     }
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         if entry_point.name not in found:

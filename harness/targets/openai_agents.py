@@ -1,0 +1,547 @@
+"""The real OpenAI Agents SDK (``openai-agents`` from PyPI), driven through its public API.
+
+Every agent is a real ``agents.Agent``; sub-agents are wrapped with ``Agent.as_tool``; protected
+actions are real ``function_tool(needs_approval=True)`` tools; a preserve_context sub-agent is an
+agent tool with a ``SQLiteSession`` (a file in the work directory, or ``:memory:`` when the
+scenario says it has no store).  The scripted model (``fakes.model``) is the only stand-in: an
+``agents.models.interface.Model`` whose ``get_response`` and ``stream_response`` return the
+SDK's own response types.  Tracing is disabled, so nothing is exported.
+
+The human's side is the SDK's: the root run's ``interruptions`` (``ToolApprovalItem`` objects,
+nested ones included) are answered with ``RunState.approve`` / ``RunState.reject`` and the run is
+resumed with ``Runner.run_streamed(root, state)``.  A restart persists nothing new: after every
+step the interrupted run's ``RunState.to_json()`` is already in the work directory; a restart
+drops every object, builds the agent tree again and calls ``RunState.from_json`` on it.
+
+The SDK has no interrupt ids: an approval is an object, matched by identity.  What a human can
+see of one is its agent, tool name and the call id the *sub-agent's* model issued; the adapter's
+handle for a pending approval is those three (with an occurrence number when two are alike), and
+its label is read off the agent and tool it names.  ``interrupt_ids`` is therefore not claimed.
+
+Each agent's scenario ``state`` lives in the run's application context (``context=`` of the root
+run, handed down to agent tools and serialized in the run state): the only key/value state the SDK
+keeps off the model's messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Final
+
+from fakes.corruption import CorruptionNotApplicable, newer_version
+from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
+from fakes.protected import question_name, reason
+from fakes.stores import FileStore
+from harness.targets.base import (
+    CAPABILITIES,
+    Observation,
+    PendingInterrupt,
+    Stored,
+    StoredContinuation,
+    TargetInfo,
+)
+from harness.targets.recorded import NOT_REBUILT, RecordedSession
+from harness.targets.reference import agent_script, agents_by_path
+from scenarios import model as scenario_model
+
+DISTRIBUTION: Final = "openai-agents"
+INPUT_FIELD: Final = "input"  # the agent tool's input parameter (``AgentAsToolInput``)
+STATE_KEY: Final = "run_state"  # the interrupted root run's RunState.to_json(), in the store
+NESTED_KEY: Final = "agent_run_state"  # where a pending agent tool's run state is kept
+SDK_LOGGER: Final = "openai.agents"
+NOT_SUPPORTED: Final = {
+    "stateful_provider": "Agent.as_tool has no auto_previous_response_id: a sub-agent cannot "
+    "chain provider-side state",
+    "sliding_window": "no conversation manager with a window and per_turn",
+    "multi_question": "needs_approval asks once per tool call",
+    "hook_interrupts": "no hook can pause a run for a human",
+}
+CORRUPTIONS: Final = frozenset(
+    {
+        "schema_version_other",
+        "schema_version_missing",
+        "schema_version_newer",
+        "field_missing",
+        "type_swap",
+        "truncated",
+        "deleted",
+        "foreign",
+        "key_deleted",
+        "value_swapped",
+        "document_truncated",
+    }
+)
+UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def sdk_version() -> str | None:
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return None
+
+
+class OpenAIAgentsTarget:
+    def __init__(self) -> None:
+        installed = sdk_version()
+        if installed is None:
+            raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[openai-agents]')")
+        _quiet_sdk_logs()
+        self.info = TargetInfo(
+            name="openai-agents",
+            version=installed,
+            capabilities=frozenset(CAPABILITIES) - {"interrupt_ids", *NOT_SUPPORTED},
+            description=f"the real {DISTRIBUTION} SDK from PyPI (Agent.as_tool, needs_approval, "
+            "RunState to_json/from_json), with the scripted fake model",
+            corruptions=CORRUPTIONS,
+        )
+
+    def start(self, scenario: scenario_model.Scenario, workdir: Path) -> OpenAIAgentsSession:
+        return OpenAIAgentsSession(scenario, workdir)
+
+
+# -- the scripted model behind the SDK's Model interface --------------------------------------
+
+
+def conversation_of(items: Sequence[Any]) -> list[Said]:
+    """Responses-format input items as the scripted model reads them."""
+    said: list[Said] = []
+    for item in items:
+        kind = item.get("type", "message") if isinstance(item, dict) else None
+        role = item.get("role") if isinstance(item, dict) else None
+        text = _text_of(item.get("content")) if kind == "message" else None
+        if role == "assistant" and text is not None:
+            said.append(Reply(text))
+        elif role == "user" and text is not None:
+            said.append(Prompt(text))
+        else:
+            said.append(None)
+    return said
+
+
+def _text_of(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                return str(part["text"])
+    return None
+
+
+def model_class() -> type:
+    """The scripted model as an ``agents.models.interface.Model``, built on first use so this
+    module imports without the SDK installed."""
+    from agents import Usage
+    from agents.items import ModelResponse
+    from agents.models.interface import Model
+    from openai.types.responses import (
+        Response,
+        ResponseCompletedEvent,
+        ResponseCreatedEvent,
+        ResponseFunctionToolCall,
+        ResponseOutputItemAddedEvent,
+        ResponseOutputItemDoneEvent,
+        ResponseOutputMessage,
+        ResponseOutputText,
+    )
+
+    class ScriptedOpenAIModel(Model):  # type: ignore[misc]
+        """The scripted model core behind the SDK's real model interface."""
+
+        def __init__(self, core: ScriptedModel) -> None:
+            self.core = core
+
+        def _output(self, items: Any) -> tuple[list[Any], str]:
+            listed = [{"role": "user", "content": items}] if isinstance(items, str) else items
+            listed = [_plain(item) for item in listed]
+            scripted = self.core.next_turn(conversation_of(listed), len(listed), {})
+            if isinstance(scripted.turn, Answer):
+                return [_message(f"{scripted.marker} {scripted.turn.text}")], scripted.response_id
+            output: list[Any] = [_message(scripted.marker)]
+            for call in scripted.turn.calls:
+                output.append(
+                    ResponseFunctionToolCall(
+                        type="function_call",
+                        id=f"fc_{call.tool_use_id}",
+                        call_id=call.tool_use_id,
+                        name=call.tool,
+                        arguments=json.dumps(dict(call.input)),
+                        status="completed",
+                    )
+                )
+            return output, scripted.response_id
+
+        async def get_response(
+            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+        ) -> Any:
+            output, response_id = self._output(input)
+            return ModelResponse(output=output, usage=Usage(), response_id=response_id)
+
+        async def stream_response(
+            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
+        ) -> AsyncIterator[Any]:
+            output, response_id = self._output(input)
+            response = Response(
+                id=response_id,
+                created_at=0,
+                model="scripted",
+                object="response",
+                output=output,
+                parallel_tool_calls=True,
+                tool_choice="auto",
+                tools=[],
+            )
+            number = 0
+            yield ResponseCreatedEvent(
+                type="response.created", response=response, sequence_number=number
+            )
+            for index, item in enumerate(output):
+                number += 1
+                yield ResponseOutputItemAddedEvent(
+                    type="response.output_item.added",
+                    item=item,
+                    output_index=index,
+                    sequence_number=number,
+                )
+                number += 1
+                yield ResponseOutputItemDoneEvent(
+                    type="response.output_item.done",
+                    item=item,
+                    output_index=index,
+                    sequence_number=number,
+                )
+            yield ResponseCompletedEvent(
+                type="response.completed", response=response, sequence_number=number + 1
+            )
+
+    def _message(text: str) -> Any:
+        return ResponseOutputMessage(
+            id="msg_scripted",
+            type="message",
+            role="assistant",
+            status="completed",
+            content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
+        )
+
+    return ScriptedOpenAIModel
+
+
+def _plain(item: Any) -> Any:
+    dump = getattr(item, "model_dump", None)
+    return dump(mode="json") if callable(dump) else item
+
+
+# -- where the run state keeps a pending agent tool's run, and how it is damaged -----------------
+
+
+class RunStateFormat:
+    """A pending agent tool's nested run state: ``agent_run_state`` on its entry among the
+    parent run state's ``last_processed_response.functions`` (nested ones inside, at depth)."""
+
+    def locate(self, document: Any) -> list[tuple[Any, ...]]:
+        found: list[tuple[Any, ...]] = []
+        _find_nested(document, (), found)
+        return found
+
+    def damage(self, corruption: str, entry: Any) -> Any:
+        if not isinstance(entry, dict) or "$schemaVersion" not in entry:
+            raise CorruptionNotApplicable(f"{corruption}: the stored run is already damaged")
+        if corruption == "schema_version_other":
+            entry["$schemaVersion"] = "2.0"
+        elif corruption == "schema_version_missing":
+            del entry["$schemaVersion"]
+        elif corruption == "schema_version_newer":
+            entry["$schemaVersion"] = newer_version(entry["$schemaVersion"])
+        elif corruption == "field_missing":
+            entry.pop("current_agent", None)
+        elif corruption == "type_swap":
+            entry["generated_items"] = json.dumps(entry.get("generated_items"))
+        else:
+            raise CorruptionNotApplicable(f"{corruption!r} has no counterpart in a RunState")
+        return entry
+
+
+def _find_nested(value: Any, path: tuple[Any, ...], found: list[tuple[Any, ...]]) -> None:
+    if isinstance(value, dict):
+        for key in sorted(value):
+            here = (*path, key)
+            if key == NESTED_KEY:
+                found.append(here)
+            _find_nested(value[key], here, found)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _find_nested(item, (*path, index), found)
+
+
+def _owner_of(document: Any, path: tuple[Any, ...]) -> str:
+    """The agent tool whose function entry holds the nested run at ``path``."""
+    entry = document
+    for step in path[:-1]:
+        entry = entry[step]
+    call = entry.get("tool_call", {}) if isinstance(entry, dict) else {}
+    name = call.get("name") if isinstance(call, dict) else None
+    return str(name) if name else f"entry {list(path[:-1])}"
+
+
+# -- the SDK's logs ------------------------------------------------------------------------------
+
+
+def _quiet_sdk_logs() -> None:
+    """Keep the SDK's warnings off the terminal; its ERROR records are read during every step."""
+    sdk_logger = logging.getLogger(SDK_LOGGER)
+    if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
+        sdk_logger.addHandler(logging.NullHandler())
+
+
+class _ErrorLog(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+# -- one scenario on the SDK ----------------------------------------------------------------------
+
+
+class OpenAIAgentsSession(RecordedSession):
+    def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
+        from agents import set_tracing_disabled
+
+        set_tracing_disabled(True)
+        self.scenario = scenario
+        self.agents = agents_by_path(scenario.tree)
+        self.workdir = workdir
+        super().__init__(workdir, FileStore(workdir / "state"), RunStateFormat())
+        self.model_class = model_class()
+        self.state: Any = None  # the interrupted root run (RunState), if one is pending
+        self.shown: dict[str, Any] = {}  # handle -> the ToolApprovalItem last shown
+        self.root: Any = None
+        self.labels: dict[tuple[int, str], str] = {}  # (id(agent object), tool) -> label
+        self.error: str | None = None
+        self.root = self._build()
+
+    # -- building the tree with real SDK objects ------------------------------------------
+
+    def _build(self) -> Any:
+        self.labels = {}
+        return self._agent(self.scenario.tree, self.scenario.tree.name)
+
+    def _agent(self, spec: scenario_model.Agent, path: str) -> Any:
+        from agents import Agent
+
+        tools: list[Any] = [self._action_tool(action, path) for action in spec.actions]
+        for sub in spec.sub_agents:
+            sub_path = f"{path}/{sub.name}"
+            options: dict[str, Any] = {}
+            if sub.preserve_context:
+                options["session"] = self._session(sub_path, stored=sub.session_store)
+            tools.append(
+                self._agent(sub, sub_path).as_tool(
+                    tool_name=sub.name,
+                    tool_description=f"Sub-agent {sub.name}: give it a task as input.",
+                    **options,
+                )
+            )
+        core = ScriptedModel(path, agent_script(spec, prompt_field=INPUT_FIELD), self.journal)
+        agent = Agent(name=spec.name, model=self.model_class(core), tools=tools)
+        for action in spec.actions:
+            self.labels[(id(agent), action.tool)] = action.label
+        return agent
+
+    def _session(self, path: str, *, stored: bool) -> Any:
+        from agents import SQLiteSession
+
+        database = str(self.workdir / "sessions.sqlite3") if stored else ":memory:"
+        return SQLiteSession(session_id=path.replace("/", "--"), db_path=database)
+
+    def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
+        from agents import function_tool
+        from agents.tool_context import ToolContext
+
+        ledger = self.ledger
+
+        async def perform(context: ToolContext[Any]) -> str:
+            ledger.record(action.label, path, context.tool_call_id)
+            return f"{action.label}: done"
+
+        perform.__doc__ = f"Protected action {action.label}: runs only with a human's approval."
+        # the SDK reads the annotations at run time; this module's are strings (PEP 563)
+        perform.__annotations__ = {"context": ToolContext, "return": str}
+        return function_tool(perform, name_override=action.tool, needs_approval=True)
+
+    def _context(self) -> dict[str, Any]:
+        """The application context: each agent's key/value state, by path."""
+        return {
+            "state": {path: dict(agent.state) for path, agent in self.agents.items() if agent.state}
+        }
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def run(self, prompt: str) -> Observation:
+        if self.root is None:
+            return Observation(stop_reason=None, error=NOT_REBUILT)
+        if self.state is not None:
+            return Observation(
+                stop_reason=None, error="a run is waiting for approvals: answer it first"
+            )
+        return self._step(prompt, self._context())
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
+        if self.root is None:
+            return Observation(stop_reason=None, error=NOT_REBUILT)
+        if self.state is None:
+            return Observation(stop_reason=None, error="no interrupted run to answer")
+        current = self._handles(self.state.get_interruptions())
+        matched = [(current[p.id], response) for p, response in responses if p.id in current]
+        if not matched:
+            return Observation(stop_reason=None, error="no pending approval matches the answer")
+        try:
+            for item, response in matched:
+                if response == "approve":
+                    self.state.approve(item)
+                else:
+                    self.state.reject(item)
+        except Exception as failure:  # refused by the SDK: nothing was resumed
+            return self._failed(failure)
+        return self._step(self.state, None)
+
+    def _failed(self, failure: Exception) -> Observation:
+        """A step the SDK refused or that raised: what its run state still shows as pending."""
+        pending: tuple[PendingInterrupt, ...] = ()
+        if self.state is not None:
+            try:
+                handles = self._handles(self.state.get_interruptions())
+            except Exception:  # a state too damaged to say: nothing can be shown
+                handles = {}
+            pending = tuple(self._pending(handle, item) for handle, item in handles.items())
+        return Observation(
+            stop_reason=None, pending=pending, error=f"{type(failure).__name__}: {failure}"
+        )
+
+    def _step(self, given: Any, context: Any) -> Observation:
+        errors = _ErrorLog()
+        sdk_logger = logging.getLogger(SDK_LOGGER)
+        sdk_logger.addHandler(errors)
+        try:
+            result = asyncio.run(self._stream(given, context))
+        except Exception as failure:  # the SDK's failure is an observation, not a crash
+            return self._failed(failure)
+        finally:
+            sdk_logger.removeHandler(errors)
+        logged = errors.messages[0] if errors.messages else None
+        interruptions = list(result.interruptions)
+        if interruptions:
+            self.state = result.to_state()
+            self._persist(json.dumps(self.state.to_json()))
+            handles = self._handles(interruptions)
+            return Observation(
+                stop_reason="interrupt",
+                pending=tuple(self._pending(handle, item) for handle, item in handles.items()),
+                error=logged,
+            )
+        self.state = None
+        self.store.delete(STATE_KEY)
+        return Observation(
+            stop_reason="end_turn",
+            final_answer=strip_marker(str(result.final_output)),
+            error=logged,
+        )
+
+    async def _stream(self, given: Any, context: Any) -> Any:
+        from agents import Runner
+
+        options = {} if context is None else {"context": context}
+        streamed = Runner.run_streamed(self.root, given, **options)
+        async for event in streamed.stream_events():
+            self._record(event)
+        return streamed
+
+    def _persist(self, text: str) -> None:
+        self.store.put(STATE_KEY, text.encode())
+
+    def _handles(self, interruptions: Sequence[Any]) -> dict[str, Any]:
+        """A handle per approval: its agent, tool and call id, numbered when alike."""
+        seen: Counter[str] = Counter()
+        handles: dict[str, Any] = {}
+        for item in interruptions:
+            call_id = getattr(item.raw_item, "call_id", None)
+            key = f"{item.agent.name}:{item.tool_name}:{call_id}"
+            handles[key if not seen[key] else f"{key}#{seen[key]}"] = item
+            seen[key] += 1
+        return handles
+
+    def _pending(self, handle: str, item: Any) -> PendingInterrupt:
+        label = self.labels.get((id(item.agent), str(item.tool_name)))
+        return PendingInterrupt(
+            id=handle,
+            name=question_name(1),
+            reason=reason(label, 1, 1) if label else {"tool": item.tool_name},
+            label=label,
+        )
+
+    def _record(self, event: Any) -> None:
+        kind = getattr(event, "type", type(event).__name__)
+        payload: dict[str, Any] = {"type": kind}
+        if kind == "raw_response_event":
+            payload["data"] = _plain(event.data)
+        elif kind == "run_item_stream_event":
+            item = event.item
+            payload |= {
+                "name": event.name,
+                "item_type": item.type,
+                "agent": item.agent.name,
+                "raw_item": _plain(item.raw_item),
+                "output": getattr(item, "output", None),
+            }
+        else:
+            payload["agent"] = getattr(getattr(event, "new_agent", None), "name", None)
+        text = json.dumps(payload, default=_opaque, sort_keys=True, ensure_ascii=False)
+        self.public_events.append(json.loads(UUID.sub("<uuid>", text)))
+
+    def restart(self) -> str | None:
+        from agents import RunState
+
+        self.state = None
+        try:
+            self.root = self._build()
+        except Exception as failure:
+            self.root = None  # nothing survives a failed rebuild
+            return f"{type(failure).__name__}: {failure}"
+        try:
+            stored = self.store.get(STATE_KEY)
+            if stored is not None:
+                document = json.loads(stored)
+                self.state = asyncio.run(RunState.from_json(self.root, document))
+        except Exception as failure:
+            return f"{type(failure).__name__}: {failure}"
+        return None
+
+    def stored(self) -> Stored:
+        stored = self.store.get(STATE_KEY)
+        document = _parsed(stored)
+        continuations = tuple(
+            StoredContinuation(owner=_owner_of(document, entry.path), size=entry.size)
+            for entry in self.store.continuations()
+        )
+        return Stored(continuations=continuations, record_bytes=None)
+
+
+def _parsed(stored: bytes | None) -> Any:
+    try:
+        return json.loads(stored or b"{}")
+    except ValueError:
+        return {}
+
+
+def _opaque(value: Any) -> str:
+    return f"<{type(value).__name__}>"

@@ -1,0 +1,207 @@
+"""The real OpenAI Agents SDK as a target: each regression file runs on the installed release,
+and what it violates is exactly what that release's findings file records.
+
+These tests need ``openai-agents`` (``tox -e openai-agents`` installs the pinned release).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agents import Agent, Runner, function_tool, set_tracing_disabled
+from agents.models.interface import Model
+
+from fakes.log import AppendOnlyLog
+from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
+from harness.checkers import check
+from harness.findings import findings_path, load_findings
+from harness.history import History
+from harness.runner import run_scenario
+from harness.targets.openai_agents import OpenAIAgentsTarget, model_class, sdk_version
+from scenarios.loading import load_scenario, parse_scenario, regression_files
+
+FILES = regression_files()
+TARGET = OpenAIAgentsTarget()
+VERSION = TARGET.info.version
+RECORDED = load_findings("openai-agents", VERSION)
+set_tracing_disabled(True)
+
+
+def test_the_installed_release_has_a_findings_file() -> None:
+    assert sdk_version() == VERSION
+    assert findings_path("openai-agents", VERSION).exists(), (
+        f"no findings file for openai-agents {VERSION}: run `python -m harness check --target "
+        "openai-agents` and record what it finds (with a one-line explanation each)"
+    )
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
+def test_each_regression_violates_exactly_what_is_recorded_for_this_release(path: Path) -> None:
+    history = run_scenario(TARGET, load_scenario(path), path.stem)
+    seen = {violation.invariant for violation in check(history)}
+    recorded = {f.invariant for f in RECORDED if f.scenario == path.stem}
+    if history.not_applicable:
+        assert not recorded, f"{path.stem} is recorded but cannot run on openai-agents {VERSION}"
+        return
+    assert seen == recorded, f"openai-agents {VERSION} on {path.stem}"
+
+
+def scenario(steps: list[Any], *, worker_b: bool = True, state: Any = None) -> dict[str, Any]:
+    calls = [{"tool": "worker_a", "id": "call-1"}]
+    workers: list[dict[str, Any]] = [
+        {
+            "name": "worker_a",
+            "state": state or {},
+            "actions": [{"tool": "deploy", "label": "deploy-a"}],
+            "turns": [[{"tool": "deploy", "id": "tooluse-1"}]],
+        }
+    ]
+    if worker_b:
+        calls.append({"tool": "worker_b", "id": "call-2"})
+        workers.append(
+            {
+                "name": "worker_b",
+                "actions": [{"tool": "deploy", "label": "deploy-b"}],
+                "turns": [[{"tool": "deploy", "id": "tooluse-1"}]],
+            }
+        )
+    return {
+        "description": "orchestrator -> workers -> protected deploy",
+        "source": "tests",
+        "tree": {"name": "orchestrator", "turns": [calls], "sub_agents": workers},
+        "steps": steps,
+    }
+
+
+def run(data: dict[str, Any], name: str = "inline") -> History:
+    return run_scenario(TARGET, parse_scenario(data, name), name)
+
+
+def ran(history: History) -> list[str]:
+    return [entry["action"] for step in history.steps for entry in step.executions]
+
+
+def test_a_simple_approval_runs_the_action_once_and_ends_the_turn() -> None:
+    history = run(scenario([{"run": "go"}, {"answer": {"deploy-a": "approve"}}], worker_b=False))
+    first, second = history.steps
+    assert first.observed["stop_reason"] == "interrupt"
+    assert [pending["label"] for pending in first.pending] == ["deploy-a"]
+    assert first.executions == []
+    assert second.observed["stop_reason"] == "end_turn"
+    assert second.observed["final_answer"] == "done"
+    assert ran(history) == ["deploy-a"]
+    assert check(history) == []
+
+
+def test_a_denial_runs_nothing_and_ends_the_turn() -> None:
+    history = run(scenario([{"run": "go"}, {"answer": {"deploy-a": "deny"}}], worker_b=False))
+    assert ran(history) == []
+    assert history.steps[1].observed["stop_reason"] == "end_turn"
+    assert check(history) == []
+
+
+def test_a_restart_between_question_and_answer_changes_nothing() -> None:
+    steps: list[Any] = [{"run": "go"}, "restart", {"answer": {"deploy-a": "approve"}}, "restart"]
+    steps += [{"answer": {"deploy-b": "approve"}}]
+    history = run(scenario(steps))
+    assert history.control is not None
+    assert ran(history) == ran(history.control) == ["deploy-a", "deploy-b"]
+    requests = [r for step in history.steps for r in step.requests]
+    control_requests = [r for step in history.control.steps for r in step.requests]
+    assert requests == control_requests
+    assert history.steps[-1].observed["final_answer"] == "done"
+    assert check(history) == []
+
+
+def test_twin_sub_agents_with_the_same_local_call_id_get_distinct_handles() -> None:
+    history = run(scenario([{"run": "go"}, {"answer": {"deploy-b": "approve"}}]))
+    first, second = history.steps
+    handles = [pending["id"] for pending in first.pending]
+    assert len(handles) == len(set(handles)) == 2
+    assert ran(history) == ["deploy-b"]  # only the one approved, never its twin
+    assert [pending["label"] for pending in second.pending] == ["deploy-a"]
+    assert [pending["id"] for pending in second.pending] == [
+        pending["id"] for pending in first.pending if pending["label"] == "deploy-a"
+    ]
+
+
+def test_the_stored_run_state_holds_one_nested_run_per_pending_sub_agent() -> None:
+    history = run(scenario([{"run": "go"}, {"answer": {"deploy-a": "approve"}}]))
+    stored = history.steps[0].stored
+    assert stored is not None
+    assert sorted(entry["owner"] for entry in stored["continuations"]) == ["worker_a", "worker_b"]
+    assert all(entry["size"] > 500 for entry in stored["continuations"])
+    after = history.steps[1].stored
+    assert after is not None
+    assert [entry["owner"] for entry in after["continuations"]] == ["worker_b"]
+
+
+def test_a_damaged_nested_run_fails_loudly_and_is_retryable_after_repair() -> None:
+    steps: list[Any] = [
+        {"run": "go"},
+        {"corrupt": "schema_version_other"},
+        {"answer": {"deploy-a": "approve"}},
+        "repair",
+        {"resend": 2},
+    ]
+    history = run(scenario(steps, worker_b=False))
+    failed = history.steps[2]
+    assert failed.observed["error"]
+    assert failed.executions == []
+    assert [pending["label"] for pending in failed.pending] == ["deploy-a"]
+    assert ran(history) == ["deploy-a"]
+    assert check(history) == []
+
+
+def test_histories_are_deterministic() -> None:
+    path = next(path for path in FILES if path.stem == "partial-answers")
+    first = run_scenario(TARGET, load_scenario(path), path.stem).dumps()
+    second = run_scenario(TARGET, load_scenario(path), path.stem).dumps()
+    assert first == second
+
+
+def test_public_events_are_recorded_and_carry_no_sub_agent_state() -> None:
+    canary = "canary-5d0c-openai-private-state"
+    data = scenario(
+        [{"run": "go"}, {"answer": {"deploy-a": "approve"}}],
+        worker_b=False,
+        state={"secret": canary},
+    )
+    history = run(data)
+    events = [event for step in history.steps for event in step.events]
+    assert {event["type"] for event in events} >= {"raw_response_event", "run_item_stream_event"}
+    assert canary not in json.dumps(events)
+    assert check(history) == []
+
+
+def test_the_fake_model_is_a_real_sdk_model_and_drives_a_real_agent(tmp_path: Path) -> None:
+    ran_tools: list[str] = []
+
+    @function_tool
+    def ping() -> str:
+        """Ping."""
+        ran_tools.append("ping")
+        return "pong"
+
+    script = AgentScript(default=(CallTools((ToolCall("ping", "t-1"),)), Answer("hello")))
+    journal = AppendOnlyLog(tmp_path / "journal.jsonl")
+    model = model_class()(ScriptedModel("solo", script, journal))
+    assert isinstance(model, Model)
+    agent = Agent(name="solo", model=model, tools=[ping])
+    result = Runner.run_sync(agent, "hi")
+    assert str(result.final_output).endswith("hello")
+    assert ran_tools == ["ping"]
+    assert [(r["turn"], r["messages"]) for r in journal.records()] == [(0, 1), (1, 4)]
+
+    async def streamed() -> Any:
+        outcome = Runner.run_streamed(agent, "hi again")
+        async for _ in outcome.stream_events():
+            pass
+        return outcome
+
+    assert str(asyncio.run(streamed()).final_output).endswith("hello")
+    assert ran_tools == ["ping", "ping"]
