@@ -35,7 +35,8 @@ from harness.targets.base import Target
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
 from scenarios.model import Scenario
 from scenarios.statistics import class_frequencies, frequency_report, sample
-from scenarios.strategies import restore_scenarios
+from scenarios.strategies import DRAWN_CAPABILITIES, restore_scenarios
+from scenarios.strategies import scenarios as scenarios_family
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
@@ -333,19 +334,26 @@ def _load(path: Path) -> Scenario:
 def _check(arguments: argparse.Namespace) -> int:
     targets = _targets_named(arguments.target, arguments.isolation)
     _check_findings_files(targets)
-    scenarios = _scenarios_from(arguments.scenarios)
+    regressions = _scenarios_from(arguments.scenarios)
+    scenarios = list(regressions)
+    own: dict[str, list[tuple[str, Scenario]]] = {}
     stats = None
     if arguments.profile is not None:
-        general, focused = sample(arguments.profile), sample(arguments.profile, restore_scenarios)
-        scenarios += [
-            (f"generated-{index:03d}", scenario) for index, scenario in enumerate(general)
-        ]
-        scenarios += [
-            (f"generated-restore-{i:03d}", scenario) for i, scenario in enumerate(focused)
-        ]
+        shared = _generated(arguments.profile, None, "")
+        scenarios += shared
+        general = [scenario for name, scenario in shared if not name.startswith(RESTORE)]
+        for target in targets:
+            expressible = target.info.capabilities | {
+                f"corruption:{kind}" for kind in target.info.corruptions
+            }
+            if not expressible >= DRAWN_CAPABILITIES:
+                # drawn within what it can express, instead of mostly not applicable
+                own[target.info.name] = regressions + _generated(
+                    arguments.profile, expressible, f"{target.info.name}-"
+                )
         stats = frequency_report(arguments.profile, class_frequencies(general), len(general))
     progress = _Progress() if _interactive() else None
-    result = judge(targets, scenarios, progress)
+    result = judge(targets, scenarios, progress, own)
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
@@ -353,6 +361,20 @@ def _check(arguments: argparse.Namespace) -> int:
     document = conformance_document(result)
     _write_reports(arguments.reports, document)
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
+
+
+RESTORE = "generated-restore-"  # the names of the focused family's scenarios
+
+
+def _generated(
+    profile: str, capabilities: frozenset[str] | None, prefix: str
+) -> list[tuple[str, Scenario]]:
+    """The profile's sample of both generated families, drawn within ``capabilities``."""
+    general = sample(profile, lambda: scenarios_family(capabilities=capabilities))
+    focused = sample(profile, lambda: restore_scenarios(capabilities=capabilities))
+    return [(f"generated-{prefix}{i:03d}", scenario) for i, scenario in enumerate(general)] + [
+        (f"{RESTORE}{prefix}{i:03d}", scenario) for i, scenario in enumerate(focused)
+    ]
 
 
 def _faults(arguments: argparse.Namespace) -> int:

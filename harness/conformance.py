@@ -9,7 +9,7 @@ The run fails on a violation not recorded, and on a recorded finding that no lon
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,12 +51,17 @@ def judge(
     targets: Sequence[Target],
     scenarios: Sequence[tuple[str, Scenario]],
     progress: Progress | None = None,
+    own: Mapping[str, Sequence[tuple[str, Scenario]]] | None = None,
 ) -> Conformance:
+    """Run ``scenarios`` on every target, or, for a target named in ``own``, its own list (the
+    generated scenarios drawn within its capabilities)."""
     result = Conformance()
-    total = len(targets) * len(scenarios)
+    lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
+    total = sum(map(len, lists.values()))
     done = 0
     for target in targets:
         info = target.info
+        scenarios = lists[info.name]
         result.targets.append(
             {
                 "name": info.name,

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from importlib.util import find_spec
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
@@ -244,11 +245,15 @@ def diff(functions: dict[str, Function], mutant: str) -> str:
     return "\n".join(lines)
 
 
-def where_changed(original: ast.AST, mutant: ast.AST) -> list[ast.AST] | None:
-    """The original's nodes from the root down to the smallest one the mutant changed (None when
-    the two are the same)."""
+Pair = tuple[ast.AST, ast.AST]
+
+
+def where_changed(original: ast.AST, mutant: ast.AST) -> list[Pair] | None:
+    """The (original, mutant) node pairs from the root down to the smallest node the mutant
+    changed (None when the two are the same)."""
+    here = (original, mutant)
     if type(original) is not type(mutant):
-        return [original]
+        return [here]
     for name in original._fields:
         if name == "name" and isinstance(original, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
@@ -256,7 +261,7 @@ def where_changed(original: ast.AST, mutant: ast.AST) -> list[ast.AST] | None:
         pairs: list[tuple[Any, Any]]
         if isinstance(before, list) and isinstance(after, list):
             if len(before) != len(after):
-                return [original]
+                return [here]
             pairs = list(zip(before, after, strict=True))
         else:
             pairs = [(before, after)]
@@ -264,23 +269,44 @@ def where_changed(original: ast.AST, mutant: ast.AST) -> list[ast.AST] | None:
             if isinstance(left, ast.AST) and isinstance(right, ast.AST):
                 inner = where_changed(left, right)
                 if inner is not None:
-                    return [original, *inner]
+                    return [here, *inner]
             elif left != right:
-                return [original]
+                return [here]
     return None
 
 
-def is_message_text(chain: list[ast.AST]) -> bool:
-    """Whether a change at the end of ``chain`` only alters what a log call or a raised
-    exception says: it sits in a log call's arguments, or in the arguments of the exception a
-    ``raise`` builds."""
-    for index, node in enumerate(chain[:-1]):
-        below = chain[index + 1]
+def is_message_text(pairs: list[Pair]) -> bool:
+    """Whether a change at the end of ``chain`` only alters what a message says: it sits in a
+    log call's arguments (or drops some), in the arguments of the exception a ``raise`` builds,
+    or it is a string literal inside a text block (a ``"text"`` value or a ``text=`` argument,
+    what a model or a human reads), changed into another string."""
+    chain = [original for original, _ in pairs]
+    for index, node in enumerate(chain):
+        below = chain[index + 1] if index + 1 < len(chain) else None
         if isinstance(node, ast.Call) and below is not node.func:
             if _is_log_call(node):
                 return True
-            if index > 0 and isinstance(chain[index - 1], ast.Raise):
+            if below is not None and index > 0 and isinstance(chain[index - 1], ast.Raise):
                 return True
+    return all(map(_is_literal, pairs[-1])) and any(
+        _is_text_field(node, below) for node, below in pairwise(chain)
+    )
+
+
+def _is_literal(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _is_text_field(node: ast.AST, below: ast.AST) -> bool:
+    if isinstance(node, ast.keyword):
+        return node.arg == "text"
+    if isinstance(node, ast.Dict):
+        keys = [
+            key.value if isinstance(key, ast.Constant) else None
+            for key, value in zip(node.keys, node.values, strict=True)
+            if value is below
+        ]
+        return keys == ["text"]
     return False
 
 
@@ -296,8 +322,8 @@ def classify(functions: dict[str, Function], mutant: str, equivalent: dict[str, 
     if mutant in equivalent:
         return EQUIVALENT
     original = functions[_original_name(mutant)]
-    chain = where_changed(original, functions[mutant.rsplit(".", 1)[-1]])
-    if chain is not None and is_message_text(chain):
+    pairs = where_changed(original, functions[mutant.rsplit(".", 1)[-1]])
+    if pairs is not None and is_message_text(pairs):
         return MESSAGE_TEXT
     return BEHAVIOUR
 

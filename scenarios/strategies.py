@@ -36,24 +36,55 @@ GENERATED_CORRUPTIONS: Final = (
 MAX_DEPTH: Final = 4
 
 Draw = Callable[[st.SearchStrategy[Any]], Any]
+# what a target can express (``harness.targets.base.CAPABILITIES``, and ``corruption:<kind>``
+# for each damage it can take); None: everything
+Capabilities = frozenset[str] | None
+# the capabilities the general and restore families consult
+DRAWN_CAPABILITIES: Final = frozenset(
+    {
+        "multi_question",
+        "repeated_tool_use_ids",
+        "preserve_context",
+        "storeless_sub_agents",
+        "stateful_provider",
+        "sliding_window",
+        "restart",
+        *(f"corruption:{kind}" for kind in GENERATED_CORRUPTIONS),
+    }
+)
 
 
 @st.composite
-def trees(draw: Draw, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
-    """An agent tree as scenario data; names and labels are unique, tool names may repeat."""
+def trees(
+    draw: Draw, max_depth: int = MAX_DEPTH, capabilities: Capabilities = None
+) -> dict[str, Any]:
+    """An agent tree as scenario data; names and labels are unique, tool names may repeat.
+    Only what a target with ``capabilities`` can express is drawn (None: everything)."""
     names = count(1)
     depth_limit = draw(st.integers(1, max_depth))
-    return _agent(draw, "orchestrator", 1, depth_limit, names, sub=False)
+    return _agent(draw, "orchestrator", 1, depth_limit, names, sub=False, can=_can(capabilities))
+
+
+def _can(capabilities: Capabilities) -> Callable[[str], bool]:
+    return lambda capability: capabilities is None or capability in capabilities
 
 
 def _agent(
-    draw: Draw, name: str, depth: int, depth_limit: int, names: count[int], *, sub: bool
+    draw: Draw,
+    name: str,
+    depth: int,
+    depth_limit: int,
+    names: count[int],
+    *,
+    sub: bool,
+    can: Callable[[str], bool],
 ) -> dict[str, Any]:
+    questions = (1, 1, 1, 2) if can("multi_question") else (1,)
     actions = [
         {
             "tool": draw(st.sampled_from(("act", "deploy"))) + str(index),
             "label": f"{name}-{index}",
-            "questions": draw(st.sampled_from((1, 1, 1, 2))),
+            "questions": draw(st.sampled_from(questions)),
         }
         for index in range(draw(st.integers(0 if depth < depth_limit else 1, 2)))
     ]
@@ -61,7 +92,7 @@ def _agent(
     if depth < depth_limit:
         fan_out = draw(st.integers(1, 3))
         sub_agents = [
-            _agent(draw, f"s{next(names)}", depth + 1, depth_limit, names, sub=True)
+            _agent(draw, f"s{next(names)}", depth + 1, depth_limit, names, sub=True, can=can)
             for _ in range(fan_out)
         ]
     tools = [action["tool"] for action in actions] + [agent["name"] for agent in sub_agents]
@@ -69,15 +100,16 @@ def _agent(
         "name": name,
         "actions": actions,
         "sub_agents": sub_agents,
-        "turns": _turns(draw, tools),
+        "turns": _turns(draw, tools, repeats=can("repeated_tool_use_ids")),
     }
-    if sub and draw(st.integers(0, 3)) == 0:
+    if sub and can("preserve_context") and draw(st.integers(0, 3)) == 0:
         agent["preserve_context"] = True
         # rare: a storeless one makes the restart-free control inapplicable to the whole run
-        agent["session_store"] = draw(st.sampled_from((True,) * 5 + (False,)))
-    if draw(st.integers(0, 3)) == 0:
+        if can("storeless_sub_agents"):
+            agent["session_store"] = draw(st.sampled_from((True,) * 5 + (False,)))
+    if can("stateful_provider") and draw(st.integers(0, 3)) == 0:
         agent["stateful_provider"] = True
-    if draw(st.integers(0, 3)) == 0:
+    if can("sliding_window") and draw(st.integers(0, 3)) == 0:
         # small windows trimming every other call: where a lost call count shows
         agent["window"] = {
             "size": draw(st.sampled_from((2, 2, 3, 4))),
@@ -86,20 +118,27 @@ def _agent(
     return agent
 
 
-def _turns(draw: Draw, tools: list[str]) -> list[list[dict[str, str]]]:
+def _turns(draw: Draw, tools: list[str], *, repeats: bool = True) -> list[list[dict[str, str]]]:
+    """An agent's scripted turns.  With ``repeats``, ids may be empty or come back in a later
+    turn; without, every id of the agent is distinct and non-empty (fresh ones once the
+    alphabet runs out)."""
     if not tools:
         return []
     turns = []
+    used: set[str] = set()
     for _ in range(draw(st.integers(1, 2))):
         called = draw(st.lists(st.sampled_from(tools), min_size=1, max_size=len(tools) + 1))
+        alphabet = [i for i in TOOL_USE_IDS if repeats or (i and i not in used)]
+        alphabet += [f"u{n}" for n in range(len(called) - len(alphabet))]
         ids = draw(
             st.lists(
-                st.sampled_from(TOOL_USE_IDS),
+                st.sampled_from(alphabet),
                 min_size=len(called),
                 max_size=len(called),
                 unique=True,
             )
         )
+        used.update(ids)
         turns.append(
             [
                 {"tool": tool, "id": tool_use_id, "prompt": f"part {index}"}
@@ -110,11 +149,15 @@ def _turns(draw: Draw, tools: list[str]) -> list[list[dict[str, str]]]:
 
 
 @st.composite
-def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
-    """A valid scenario: a tree, a first prompt, then answers, restarts, resends and prompts."""
-    tree = draw(trees())
+def scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities = None) -> Scenario:
+    """A valid scenario: a tree, a first prompt, then answers, restarts, resends and prompts;
+    only what a target with ``capabilities`` can express (None: everything)."""
+    can = _can(capabilities)
+    tree = draw(trees(capabilities=capabilities))
     steps: list[Step] = []
-    if draw(st.booleans()):
+    restarts = can("restart")
+    damages = [kind for kind in GENERATED_CORRUPTIONS if can(f"corruption:{kind}")]
+    if restarts and draw(st.booleans()):
         steps.append(Restart(restart=True))
     steps.append(Run(run="p1"))
     base = Scenario.model_validate(
@@ -127,14 +170,14 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
     for _ in range(draw(st.integers(1, max_steps))):
         pending = sorted({label for label, _ in expected.pending})
         answers = [i for i, step in enumerate(steps) if isinstance(step, Answer)]
-        choices = ["restart", "restart"]
+        choices = ["restart", "restart"] if restarts else []
         if pending:
             choices += ["answer", "answer", "answer"]
         else:  # the turn ended: a restart here is one of the boundaries to cover
-            choices += ["run", "restart", "restart"]
+            choices += ["run", "restart", "restart"] if restarts else ["run"]
         if answers:
             choices += ["resend", "resend"]
-        if expected.parked_continuations and not corrupted:
+        if expected.parked_continuations and not corrupted and damages:
             choices.append("corrupt")
         kind = draw(st.sampled_from(choices))
         step: Step
@@ -157,7 +200,7 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
         elif kind == "corrupt":
             corrupted = True
             step = Corrupt(
-                corrupt=draw(st.sampled_from(GENERATED_CORRUPTIONS)),
+                corrupt=draw(st.sampled_from(damages)),
                 which=draw(st.integers(0, expected.parked_continuations - 1)),
             )
         else:
@@ -168,7 +211,7 @@ def scenarios(draw: Draw, max_steps: int = 6) -> Scenario:
 
 
 @st.composite
-def restore_scenarios(draw: Draw) -> Scenario:
+def restore_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
     """A focused family for continuation fidelity: ephemeral sub-agents with windows and
     stateful providers, parked, restarted, then answered, one prompt after another.
 
@@ -176,18 +219,20 @@ def restore_scenarios(draw: Draw) -> Scenario:
     single storeless sub-agent or corruption in a large tree makes the restart-free control
     inapplicable to the whole run.
     """
+    can = _can(capabilities)
     names = count(1)
     sub_agents = []
+    ids = [i for i in TOOL_USE_IDS if i or can("repeated_tool_use_ids")]
     for _ in range(draw(st.integers(1, 2))):
         name = f"s{next(names)}"
         sub: dict[str, Any] = {
             "name": name,
             "actions": [{"tool": "act", "label": f"{name}-act"}],
-            "turns": [[{"tool": "act", "id": draw(st.sampled_from(TOOL_USE_IDS))}]],
+            "turns": [[{"tool": "act", "id": draw(st.sampled_from(ids))}]],
         }
-        if draw(st.booleans()):
+        if can("stateful_provider") and draw(st.booleans()):
             sub["stateful_provider"] = True
-        if draw(st.booleans()):
+        if can("sliding_window") and draw(st.booleans()):
             sub["window"] = {
                 "size": draw(st.sampled_from((2, 3))),
                 "per_turn": draw(st.sampled_from((2, 3))),
@@ -195,13 +240,13 @@ def restore_scenarios(draw: Draw) -> Scenario:
         sub_agents.append(sub)
     calls = [
         {"tool": sub["name"], "id": tool_use_id}
-        for sub, tool_use_id in zip(sub_agents, draw(st.permutations(TOOL_USE_IDS)), strict=False)
+        for sub, tool_use_id in zip(sub_agents, draw(st.permutations(ids)), strict=False)
     ]
     tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
     steps: list[Any] = []
     labels = {sub["name"] + "-act": "approve" for sub in sub_agents}
     for prompt in range(draw(st.integers(1, 3))):
-        steps += [{"run": f"p{prompt + 1}"}, "restart", {"answer": labels}]
+        steps += [{"run": f"p{prompt + 1}"}, *(["restart"] * can("restart")), {"answer": labels}]
     return Scenario.model_validate(
         {"description": "generated", "source": "scenarios.strategies", "tree": tree, "steps": steps}
     )

@@ -100,6 +100,26 @@ MUTANTS = _functions(
         if key not in parent:
             raise ValueError(f"no turn for {key}")
         return parent[key] + 1
+
+    def x_g__mutmut_orig(use):
+        logger.debug("use=<%s>", use)
+        return {"toolUseId": use, "content": [{"text": "no result"}]}
+
+    def x_g__mutmut_1(use):
+        logger.debug(use)
+        return {"toolUseId": use, "content": [{"text": "no result"}]}
+
+    def x_g__mutmut_2(use):
+        logger.debug("use=<%s>", use)
+        return {"toolUseId": use, "content": [{"text": "XXno resultXX"}]}
+
+    def x_g__mutmut_3(use):
+        logger.debug("use=<%s>", use)
+        return {"XXtoolUseIdXX": use, "content": [{"text": "no result"}]}
+
+    def x_g__mutmut_4(use):
+        logger.debug("use=<%s>", use)
+        return {"toolUseId": use, "content": [{"text": None}]}
     """
 )
 
@@ -114,6 +134,10 @@ MUTANTS = _functions(
         ("m.x_f__mutmut_5", BEHAVIOUR),  # the result
         ("m.x_f__mutmut_6", BEHAVIOUR),  # the log level is not the text
         ("m.x_f__mutmut_7", BEHAVIOUR),  # the exception's type is not the text
+        ("m.x_g__mutmut_1", MESSAGE_TEXT),  # a log call that lost an argument
+        ("m.x_g__mutmut_2", MESSAGE_TEXT),  # what a text block says
+        ("m.x_g__mutmut_3", BEHAVIOUR),  # a key, not text
+        ("m.x_g__mutmut_4", BEHAVIOUR),  # no text at all
     ],
 )
 def test_survivors_are_classified_from_the_syntax_trees(mutant: str, kind: str) -> None:

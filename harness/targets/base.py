@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from scenarios.model import Corrupt, Repair, Restart, Scenario
+from scenarios.model import Agent, Corrupt, Repair, Restart, Scenario
 
 # What a scenario may need; each target says which it can express.
 CAPABILITIES = {
@@ -33,6 +33,10 @@ CAPABILITIES = {
     "corruption": "stored continuations can be located and corrupted",
     "continuation_bytes": "the stored continuations' sizes can be read",
     "public_events": "public events (stream, callbacks) can be recorded",
+    "repeated_tool_use_ids": "an agent's model may send an empty tool-use id, or one it already "
+    "used in an earlier turn (some SDKs require every id of a run to be new and non-empty)",
+    "storeless_sub_agents": "a preserve_context sub-agent without a store keeps its parked turn "
+    "only in memory, so a restart loses it (the turn does not travel with the root's record)",
 }
 
 
@@ -129,6 +133,10 @@ def requirements(scenario: Scenario) -> set[str]:
     for agent, _ in scenario.tree.walk():
         if agent.preserve_context:
             needed.add("preserve_context")
+            if not agent.session_store:
+                needed.add("storeless_sub_agents")
+        if _repeats_tool_use_ids(agent):
+            needed.add("repeated_tool_use_ids")
         if agent.stateful_provider:
             needed.add("stateful_provider")
         if agent.window is not None:
@@ -144,6 +152,17 @@ def requirements(scenario: Scenario) -> set[str]:
         if isinstance(step, Corrupt):
             needed.add("corruption")
     return needed
+
+
+def _repeats_tool_use_ids(agent: Agent) -> bool:
+    """Whether the agent's scripted turns hold an empty id, or an id an earlier turn used."""
+    seen: set[str] = set()
+    for turn in agent.turns:
+        ids = [call.id for call in turn]
+        if "" in ids or seen & set(ids):
+            return True
+        seen.update(ids)
+    return False
 
 
 def missing_capabilities(info: TargetInfo, scenario: Scenario) -> list[str]:

@@ -62,6 +62,11 @@ NOT_SUPPORTED: Final = {
     "sliding_window": "no conversation manager with a window and per_turn",
     "multi_question": "needs_approval asks once per tool call",
     "hook_interrupts": "no hook can pause a run for a human",
+    "repeated_tool_use_ids": "the Model interface requires every call id of a run (and of its "
+    "resumes) to be new and non-empty; an empty one raises ModelBehaviorError, a repeated one "
+    "is taken for an already-completed call",
+    "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
+    "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
 }
 CORRUPTIONS: Final = frozenset(
     {
