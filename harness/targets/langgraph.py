@@ -265,7 +265,9 @@ class LangGraphSession(RecordedSession):
 
         self._close()
         self.connection = sqlite3.connect(self.checkpoints, check_same_thread=False)
-        return self._agent(self.scenario.tree, self.scenario.tree.name, SqliteSaver(self.connection))
+        return self._agent(
+            self.scenario.tree, self.scenario.tree.name, SqliteSaver(self.connection)
+        )
 
     def _close(self) -> None:
         if self.connection is not None:
@@ -292,9 +294,10 @@ class LangGraphSession(RecordedSession):
         return _node_agent(spec.name, model, actions, hooked, sub_graphs, checkpointer)
 
     def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
+        from typing import Annotated
+
         from langchain_core.tools import InjectedToolCallId, StructuredTool
         from langgraph.types import interrupt
-        from typing_extensions import Annotated
 
         protected = ProtectedAction(action.label, action.questions)
         ledger = self.ledger
@@ -490,7 +493,7 @@ def _sub_agent_tool(name: str, graph: Any) -> Any:
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import StructuredTool
 
-    def call_sub_agent(input: str) -> str:  # noqa: A002 - the agent-as-tool's argument name
+    def call_sub_agent(input: str) -> str:
         return _sub_agent_result(graph.invoke({"messages": [HumanMessage(input)]}))
 
     call_sub_agent.__annotations__ = {INPUT_FIELD: str, "return": str}
