@@ -36,7 +36,10 @@ Two adaptations keep the history deterministic, and neither changes what is chec
   the run with restarts could never show the ids of its restart-free control.  The human is
   shown a handle ``lg-<n>`` instead: the n-th distinct real id this session saw (kept in a file,
   so it outlives restarts).  The renaming is one-to-one within a session, so ids that collide,
-  differ or repeat still do; an answer maps the handle back to the real id.
+  differ or repeat still do; an answer maps the handle back to the real id.  New ids of one step
+  are numbered in the order of where they were raised (the path of ``Send`` tasks down the
+  graphs, from ``get_state(subgraphs=True)``, then the question), not in the order the stream
+  emits them, which follows task ids and so changes from run to run.
 """
 
 from __future__ import annotations
@@ -356,13 +359,14 @@ class LangGraphSession(RecordedSession):
             for chunk in self.root.stream(graph_input, self.config, stream_mode="updates"):
                 self._record(chunk)
                 interrupts.extend(chunk.get("__interrupt__", ()))
-            values = self.root.get_state(self.config).values
+            state = self.root.get_state(self.config, subgraphs=True)
         except Exception as failure:  # the SDK's failure is an observation, not a crash
             return Observation(stop_reason=None, error=f"{type(failure).__name__}: {failure}")
         finally:
             for sdk_logger in loggers:
                 sdk_logger.removeHandler(errors)
-        pending = self._shown(interrupts)
+        values = state.values
+        pending = self._shown(interrupts, _raised_where(state))
         text = None
         if not pending:
             messages = values.get("messages", [])
@@ -375,10 +379,17 @@ class LangGraphSession(RecordedSession):
             error=errors.messages[0] if errors.messages else None,
         )
 
-    def _shown(self, interrupts: Sequence[Any]) -> tuple[PendingInterrupt, ...]:
-        """The interrupts of one step, once each, under their handles."""
+    def _shown(
+        self, interrupts: Sequence[Any], where: dict[str, tuple[str, ...]]
+    ) -> tuple[PendingInterrupt, ...]:
+        """The interrupts of one step, once each, under their handles, in the order of where
+        they were raised."""
+
+        def place(interrupt: Any) -> tuple[tuple[str, ...], str]:
+            return where.get(interrupt.id, ()), json.dumps(interrupt.value, sort_keys=True)
+
         shown: dict[str, PendingInterrupt] = {}
-        for interrupt in interrupts:
+        for interrupt in sorted(interrupts, key=place):
             handle = self._handle(interrupt.id)
             number = interrupt.value.get("question") if isinstance(interrupt.value, dict) else None
             shown.setdefault(
@@ -416,6 +427,19 @@ class LangGraphSession(RecordedSession):
 
     def stored(self) -> Stored:
         return Stored()  # continuation_bytes is not claimed
+
+
+def _raised_where(snapshot: Any, path: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """Each pending interrupt's id with the deepest task path that holds it: the ``Send``
+    indices from the root down, the same on every run (task ids are not)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for task in snapshot.tasks:
+        here = (*path, json.dumps(task.path, default=str))
+        for interrupt in task.interrupts:
+            found[interrupt.id] = here
+        if task.state is not None and hasattr(task.state, "tasks"):
+            found.update(_raised_where(task.state, here))
+    return found
 
 
 # -- graph shapes ----------------------------------------------------------------------------
