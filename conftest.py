@@ -1,8 +1,17 @@
 """Root conftest: tests import this checkout, never an installed copy."""
 
 import sys
+from importlib.util import find_spec
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# a framework target's tests need that framework; its own tox environment installs it and runs
+# them (``tox -e langgraph``, ``tox -e openai-agents``), other environments do not collect them
+FRAMEWORK_TESTS = {
+    "tests/test_langgraph_target.py": "langgraph",
+    "tests/test_openai_agents_target.py": "agents",
+}
+collect_ignore = [path for path, module in FRAMEWORK_TESTS.items() if find_spec(module) is None]

@@ -49,31 +49,50 @@ def _openai_agents() -> Target:
     return OpenAIAgentsTarget()
 
 
+def _langgraph() -> Target:
+    from harness.targets.langgraph import LangGraphTarget
+
+    return LangGraphTarget()
+
+
+def _langgraph_subgraph_node() -> Target:
+    from harness.targets.langgraph import LangGraphTarget
+
+    return LangGraphTarget(shape="subgraph-node")
+
+
 BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "reference": _reference,
     "strands": _strands,
     "strands-snapshot": _strands_snapshot,
+    "langgraph": _langgraph,
+    "langgraph-subgraph-node": _langgraph_subgraph_node,
     "openai-agents": _openai_agents,
 }
-# the module a built-in target drives: it is listed only where that module is installed
-SDK_MODULE: Final[dict[str, str]] = {
+# the module a built-in target drives: it is listed only where that module is importable
+NEEDS_MODULE: Final[dict[str, str]] = {
     "strands": "strands",
     "strands-snapshot": "strands",
+    "langgraph": "langgraph",
+    "langgraph-subgraph-node": "langgraph",
     "openai-agents": "agents",
 }
 
 
 def available() -> dict[str, Callable[[], Target]]:
-    """Every target that can be built here, by name, sorted (an SDK's only where installed)."""
+    """Every target that can be built here, by name, sorted (an SDK's targets only where the
+    SDK is installed)."""
     found: dict[str, Callable[[], Target]] = {
-        name: build
-        for name, build in BUILT_IN.items()
-        if name not in SDK_MODULE or find_spec(SDK_MODULE[name]) is not None
+        name: build for name, build in BUILT_IN.items() if _importable(NEEDS_MODULE.get(name))
     }
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         if entry_point.name not in found:
             found[entry_point.name] = _loader(entry_point.load)
     return dict(sorted(found.items()))
+
+
+def _importable(module: str | None) -> bool:
+    return module is None or find_spec(module) is not None
 
 
 def _loader(load: Callable[[], object]) -> Callable[[], Target]:

@@ -1,0 +1,619 @@
+"""LangGraph (``langgraph`` and ``langgraph-checkpoint-sqlite`` from PyPI), driven through its
+public API.
+
+Every agent is a real LangGraph graph.  Two shapes of "sub-agent" are offered, because LangGraph
+users build both:
+
+* ``tools`` (target ``langgraph``, the default): every agent is the prebuilt ReAct agent
+  (``langgraph.prebuilt.create_react_agent``, version "v2": one ``Send`` task per tool call into a
+  prebuilt ``ToolNode``); a sub-agent is a tool whose body invokes the sub-agent's compiled graph.
+* ``subgraph-node`` (target ``langgraph-subgraph-node``): every agent is a hand-built
+  ``StateGraph``: a model node, then one ``Send`` per tool call, either to a ``ToolNode`` (the
+  protected actions) or to a node that runs the sub-agent's compiled graph.
+
+Protected actions are tools that call ``langgraph.types.interrupt`` (or, with ``hook: true``, a
+``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs).  Answers go in as
+``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own: the root graph is
+compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work directory; sub-agent graphs
+inherit it (ephemeral: ``checkpointer=None``, persisted per call; preserve_context:
+``checkpointer=True``, persisted per thread; preserve_context without a session store: an
+``InMemorySaver`` of its own, which a restart loses).  A restart closes the connection and builds
+every graph, model and tool again on the same file.
+
+The scripted model (``fakes.model``) is the only stand-in: a LangChain ``BaseChatModel`` with
+``bind_tools`` and ``_generate`` returning ``AIMessage`` with ``tool_calls``.  A stateful provider
+is emulated the way LangChain carries one (``ChatOpenAI(use_previous_response_id=True)``): the
+response id rides in the ``AIMessage``'s ``response_metadata`` and the next request reads it off
+the latest assistant message, so it is checkpointed with the conversation.
+
+Two adaptations keep the history deterministic, and neither changes what is checked:
+
+* Tasks run with ``max_concurrency=1`` (a public ``RunnableConfig`` key): parallel tool calls
+  are still separate tasks of one super-step, but run one after another in task order, so model
+  requests and ledger entries come in the same order on every run.
+* LangGraph derives an interrupt's id from its task's checkpoint namespace, which contains task
+  ids derived from time-based checkpoint ids: the same scenario gets other ids on every run, so
+  the run with restarts could never show the ids of its restart-free control.  The human is
+  shown a handle ``lg-<n>`` instead: the n-th distinct real id this session saw (kept in a file,
+  so it outlives restarts).  The renaming is one-to-one within a session, so ids that collide,
+  differ or repeat still do; an answer maps the handle back to the real id.  New ids of one step
+  are numbered in the order of where they were raised (the path of ``Send`` tasks down the
+  graphs, from ``get_state(subgraphs=True)``, then the question), not in the order the stream
+  emits them, which follows task ids and so changes from run to run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+import warnings
+from collections.abc import Callable, Sequence
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any, Final
+
+from fakes.corruption import CorruptionNotApplicable
+from fakes.log import AppendOnlyLog
+from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
+from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
+from fakes.stores import MemoryStore
+from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
+from harness.targets.recorded import NOT_REBUILT, RecordedSession
+from harness.targets.reference import agent_script, agents_by_path
+from scenarios import model as scenario_model
+
+DISTRIBUTION: Final = "langgraph"
+INPUT_FIELD: Final = "input"  # a sub-agent tool's (or node's) prompt argument
+THREAD: Final = "orchestrator"  # the root graph's thread id
+CHECKPOINTS: Final = "checkpoints.sqlite"
+RESPONSE_ID: Final = "response_id"  # where the fake provider's id rides in response_metadata
+HANDLE_PREFIX: Final = "lg-"
+LOGGERS: Final = ("langgraph", "langchain_core", "langchain")
+
+SHAPES: Final = {
+    "tools": "sub-agents are tools of the prebuilt ReAct agent (create_react_agent + ToolNode)",
+    "subgraph-node": "sub-agents are nodes that run a compiled subgraph (StateGraph + Send)",
+}
+TARGET_NAMES: Final = {"tools": "langgraph", "subgraph-node": "langgraph-subgraph-node"}
+
+# what this target can express; left out, with the reason:
+#   sliding_window: LangGraph has no conversation manager with a per-call trim counter
+#   corruption, continuation_bytes: the continuation is a set of msgpack checkpoint rows in
+#     sqlite; this adapter does not locate, measure or damage them
+CAPABILITIES: Final = frozenset(
+    {
+        "interrupt_ids",
+        "restart",
+        "preserve_context",
+        "stateful_provider",
+        "multi_question",
+        "hook_interrupts",
+        "public_events",
+    }
+)
+
+UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+INTERRUPT_ID: Final = re.compile(r"\b[0-9a-f]{32}\b")
+
+
+def sdk_version() -> str | None:
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        return None
+
+
+class LangGraphTarget:
+    def __init__(self, shape: str = "tools") -> None:
+        if shape not in SHAPES:
+            raise ValueError(f"shape must be one of {sorted(SHAPES)}")
+        self.shape = shape
+        installed = sdk_version()
+        if installed is None:
+            raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[langgraph]')")
+        _quiet_sdk_logs()
+        self.info = TargetInfo(
+            name=TARGET_NAMES[shape],
+            version=installed,
+            capabilities=CAPABILITIES,
+            description=f"the real {DISTRIBUTION} from PyPI with SqliteSaver checkpoints and the "
+            f"scripted fake chat model; {SHAPES[shape]}",
+        )
+
+    def start(self, scenario: scenario_model.Scenario, workdir: Path) -> LangGraphSession:
+        return LangGraphSession(scenario, workdir, self.shape)
+
+
+# -- the scripted model behind LangChain's chat-model interface -------------------------------
+
+
+def conversation_of(messages: Sequence[Any]) -> list[Said]:
+    """LangChain messages as the scripted model reads them: prompts, its own marked replies."""
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    said: list[Said] = []
+    for message in messages:
+        text = message.text if isinstance(message.text, str) else message.text()
+        if isinstance(message, AIMessage) and text:
+            said.append(Reply(text))
+        elif isinstance(message, HumanMessage) and text:
+            said.append(Prompt(text))
+        else:
+            said.append(None)
+    return said
+
+
+def provider_state(messages: Sequence[Any]) -> dict[str, Any]:
+    """What a stateful provider's client sends along: the id of the latest response."""
+    from langchain_core.messages import AIMessage
+
+    for message in reversed(messages):
+        if isinstance(message, AIMessage):
+            found = message.response_metadata.get(RESPONSE_ID)
+            return {} if found is None else {RESPONSE_ID: found}
+    return {}
+
+
+def model_class() -> type:
+    """The scripted model as a ``BaseChatModel`` subclass, built on first use so this module
+    imports without LangChain installed."""
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+    from pydantic import ConfigDict
+
+    class ScriptedChatModel(BaseChatModel):  # type: ignore[misc]
+        """The scripted model core behind LangChain's real chat-model interface."""
+
+        model_config = ConfigDict(arbitrary_types_allowed=True)
+        core: ScriptedModel
+
+        @property
+        def _llm_type(self) -> str:
+            return "scripted"
+
+        def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
+            schemas = [convert_to_openai_tool(tool) for tool in tools]
+            return self.bind(tools=schemas, **kwargs)
+
+        def _generate(
+            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any
+        ) -> Any:
+            model_state = provider_state(messages)
+            scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
+            metadata = {RESPONSE_ID: model_state[RESPONSE_ID]} if model_state else {}
+            if isinstance(scripted.turn, Answer):
+                message = AIMessage(
+                    content=f"{scripted.marker} {scripted.turn.text}", response_metadata=metadata
+                )
+            else:
+                message = AIMessage(
+                    content=scripted.marker,
+                    tool_calls=[
+                        {
+                            "name": call.tool,
+                            "args": dict(call.input),
+                            "id": call.tool_use_id,
+                            "type": "tool_call",
+                        }
+                        for call in scripted.turn.calls
+                    ],
+                    response_metadata=metadata,
+                )
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+    return ScriptedChatModel
+
+
+# -- logs ------------------------------------------------------------------------------------
+
+
+def _quiet_sdk_logs() -> None:
+    """Keep the SDK's warnings off the terminal; ERROR records are still read (``_ErrorLog``)."""
+    for name in LOGGERS:
+        sdk_logger = logging.getLogger(name)
+        if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
+            sdk_logger.addHandler(logging.NullHandler())
+
+
+class _ErrorLog(logging.Handler):
+    """Collects what the SDK logs at ERROR or above during one step."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+class _NoContinuations:
+    """This adapter locates no stored continuation (``corruption`` is not claimed)."""
+
+    def locate(self, document: Any) -> list[tuple[Any, ...]]:
+        del document
+        return []
+
+    def damage(self, corruption: str, entry: Any) -> Any:
+        del entry
+        raise CorruptionNotApplicable(f"{corruption}: the langgraph target corrupts nothing")
+
+
+# -- one scenario ----------------------------------------------------------------------------
+
+
+class LangGraphSession(RecordedSession):
+    def __init__(self, scenario: scenario_model.Scenario, workdir: Path, shape: str) -> None:
+        self.scenario = scenario
+        self.shape = shape
+        self.agents = agents_by_path(scenario.tree)
+        self.checkpoints = workdir / CHECKPOINTS
+        super().__init__(workdir, MemoryStore(), _NoContinuations())
+        self.handles = AppendOnlyLog(workdir / "interrupt-handles.jsonl")
+        self.model_class = model_class()
+        self.connection: sqlite3.Connection | None = None
+        self.root: Any = self._build()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"configurable": {"thread_id": THREAD}, "max_concurrency": 1}
+
+    # -- building the tree with real LangGraph objects -------------------------------------
+
+    def _build(self) -> Any:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        self._close()
+        self.connection = sqlite3.connect(self.checkpoints, check_same_thread=False)
+        return self._agent(
+            self.scenario.tree, self.scenario.tree.name, SqliteSaver(self.connection)
+        )
+
+    def _close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+    def _agent(self, spec: scenario_model.Agent, path: str, checkpointer: Any) -> Any:
+        """The compiled graph of ``spec`` (and, inside it, of its sub-agents)."""
+        core = ScriptedModel(
+            path,
+            agent_script(spec, prompt_field=INPUT_FIELD),
+            self.journal,
+            stateful_provider=spec.stateful_provider,
+        )
+        model = self.model_class(core=core)
+        sub_graphs = {
+            sub.name: self._agent(sub, f"{path}/{sub.name}", _sub_checkpointer(sub))
+            for sub in spec.sub_agents
+        }
+        actions = [self._action_tool(action, path) for action in spec.actions]
+        hooked = [action for action in spec.actions if action.hook]
+        if self.shape == "tools":
+            return _react_agent(spec.name, model, actions, hooked, sub_graphs, checkpointer)
+        return _node_agent(spec.name, model, actions, hooked, sub_graphs, checkpointer)
+
+    def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
+        from typing import Annotated
+
+        from langchain_core.tools import InjectedToolCallId, StructuredTool
+        from langgraph.types import interrupt
+
+        protected = ProtectedAction(action.label, action.questions)
+        ledger = self.ledger
+
+        if action.hook:
+
+            def run_approved(tool_call_id: str) -> str:
+                ledger.record(action.label, path, tool_call_id)
+                return f"{action.label}: done"
+
+            handler = run_approved
+        else:
+
+            def run(tool_call_id: str) -> str:
+                def ask(name: str, why: Any) -> Any:
+                    del name  # LangGraph's interrupt has no name; the reason carries the number
+                    return interrupt(why)
+
+                return protected.perform(ask, ledger, agent=path, tool_use_id=tool_call_id)
+
+            handler = run
+        # LangChain reads the annotations at run time; this module's are strings (PEP 563)
+        handler.__annotations__ = {
+            "tool_call_id": Annotated[str, InjectedToolCallId],
+            "return": str,
+        }
+        return StructuredTool.from_function(
+            handler,
+            name=action.tool,
+            description=f"Protected action {action.label}: runs only with a human's approval.",
+        )
+
+    # -- steps ----------------------------------------------------------------------------
+
+    def run(self, prompt: str) -> Observation:
+        from langchain_core.messages import HumanMessage
+
+        return self._step({"messages": [HumanMessage(prompt)]})
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
+        from langgraph.types import Command
+
+        real = self._real_ids()
+        resume = {real.get(pending.id, pending.id): response for pending, response in responses}
+        return self._step(Command(resume=resume))
+
+    def _step(self, graph_input: Any) -> Observation:
+        if self.root is None:  # the last restart failed: nothing is running to ask
+            return Observation(stop_reason=None, error=NOT_REBUILT)
+        errors = _ErrorLog()
+        loggers = [logging.getLogger(name) for name in LOGGERS]
+        for sdk_logger in loggers:
+            sdk_logger.addHandler(errors)
+        interrupts: list[Any] = []
+        try:
+            for chunk in self.root.stream(graph_input, self.config, stream_mode="updates"):
+                self._record(chunk)
+                interrupts.extend(chunk.get("__interrupt__", ()))
+            state = self.root.get_state(self.config, subgraphs=True)
+        except Exception as failure:  # the SDK's failure is an observation, not a crash
+            return Observation(stop_reason=None, error=f"{type(failure).__name__}: {failure}")
+        finally:
+            for sdk_logger in loggers:
+                sdk_logger.removeHandler(errors)
+        values = state.values
+        pending = self._shown(interrupts, _raised_where(state))
+        text = None
+        if not pending:
+            messages = values.get("messages", [])
+            if messages:
+                text = strip_marker(str(messages[-1].content))
+        return Observation(
+            stop_reason="interrupt" if pending else "end_turn",
+            pending=pending,
+            final_answer=text,
+            error=errors.messages[0] if errors.messages else None,
+        )
+
+    def _shown(
+        self, interrupts: Sequence[Any], where: dict[str, tuple[str, ...]]
+    ) -> tuple[PendingInterrupt, ...]:
+        """The interrupts of one step, once each, under their handles, in the order of where
+        they were raised."""
+
+        def place(interrupt: Any) -> tuple[tuple[str, ...], str]:
+            return where.get(interrupt.id, ()), json.dumps(interrupt.value, sort_keys=True)
+
+        shown: dict[str, PendingInterrupt] = {}
+        for interrupt in sorted(interrupts, key=place):
+            handle = self._handle(interrupt.id)
+            number = interrupt.value.get("question") if isinstance(interrupt.value, dict) else None
+            shown.setdefault(
+                handle,
+                PendingInterrupt(
+                    id=handle,
+                    name=question_name(number) if isinstance(number, int) else "",
+                    reason=interrupt.value,
+                    label=label_of(interrupt.value),
+                ),
+            )
+        return tuple(shown.values())
+
+    def _real_ids(self) -> dict[str, str]:
+        return {record["handle"]: record["id"] for record in self.handles.records()}
+
+    def _handle(self, real_id: str) -> str:
+        known = {real: handle for handle, real in self._real_ids().items()}
+        if real_id not in known:
+            known[real_id] = f"{HANDLE_PREFIX}{len(known) + 1}"
+            self.handles.append({"handle": known[real_id], "id": real_id})
+        return known[real_id]
+
+    def _record(self, chunk: Any) -> None:
+        text = json.dumps({"stream": chunk}, default=_plain, sort_keys=True, ensure_ascii=False)
+        self.public_events.append(json.loads(_scrub(text)))
+
+    def restart(self) -> str | None:
+        try:
+            self.root = self._build()
+        except Exception as failure:
+            self.root = None  # nothing survives a failed rebuild
+            return f"{type(failure).__name__}: {failure}"
+        return None
+
+    def stored(self) -> Stored:
+        return Stored()  # continuation_bytes is not claimed
+
+
+def _raised_where(snapshot: Any, path: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
+    """Each pending interrupt's id with the deepest task path that holds it: the ``Send``
+    indices from the root down, the same on every run (task ids are not)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for task in snapshot.tasks:
+        here = (*path, json.dumps(task.path, default=str))
+        for interrupt in task.interrupts:
+            found[interrupt.id] = here
+        if task.state is not None and hasattr(task.state, "tasks"):
+            found.update(_raised_where(task.state, here))
+    return found
+
+
+# -- graph shapes ----------------------------------------------------------------------------
+
+
+def _sub_checkpointer(spec: scenario_model.Agent) -> Any:
+    """How a sub-agent's graph keeps its state, by what the scenario asks of it."""
+    if not spec.preserve_context:
+        return None  # inherits the root's saver, scoped to one call
+    if spec.session_store:
+        return True  # the root's saver, kept across calls
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return InMemorySaver()  # kept across calls, in memory only
+
+
+def _tool_node(tools: Sequence[Any], hooked: Sequence[scenario_model.Action]) -> Any:
+    """The prebuilt ``ToolNode``; with hooked actions, an interceptor asks before they run."""
+    from langgraph.prebuilt import ToolNode
+
+    if not hooked:
+        return ToolNode(tools)
+    return ToolNode(tools, wrap_tool_call=_approval_hook(hooked))
+
+
+def _approval_hook(actions: Sequence[scenario_model.Action]) -> Callable[[Any, Any], Any]:
+    """A ``ToolNode`` interceptor that asks before a hooked action's tool runs."""
+    from langchain_core.messages import ToolMessage
+    from langgraph.types import interrupt
+
+    by_tool = {action.tool: action for action in actions}
+
+    def ask_first(request: Any, execute: Callable[[Any], Any]) -> Any:
+        call = request.tool_call
+        action = by_tool.get(call["name"])
+        if action is not None:
+            for number in range(1, action.questions + 1):
+                answer = interrupt(reason(action.label, number, action.questions))
+                if answer != APPROVE:
+                    return ToolMessage(
+                        content=f"{action.label}: refused",
+                        tool_call_id=call["id"],
+                        name=call["name"],
+                    )
+        return execute(request)
+
+    return ask_first
+
+
+def _sub_agent_result(output: Any) -> str:
+    messages = output.get("messages", []) if isinstance(output, dict) else []
+    return strip_marker(str(messages[-1].content)) if messages else ""
+
+
+def _react_agent(
+    name: str,
+    model: Any,
+    actions: Sequence[Any],
+    hooked: Sequence[scenario_model.Action],
+    sub_graphs: dict[str, Any],
+    checkpointer: Any,
+) -> Any:
+    from langgraph.prebuilt import create_react_agent
+
+    tools = [*actions, *(_sub_agent_tool(sub, graph) for sub, graph in sub_graphs.items())]
+    with warnings.catch_warnings():
+        # deprecated in favour of langchain.agents.create_agent (another package), not removed
+        warnings.simplefilter("ignore")
+        return create_react_agent(
+            model, _tool_node(tools, hooked), checkpointer=checkpointer, name=name
+        )
+
+
+def _sub_agent_tool(name: str, graph: Any) -> Any:
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import StructuredTool
+
+    def call_sub_agent(input: str) -> str:
+        return _sub_agent_result(graph.invoke({"messages": [HumanMessage(input)]}))
+
+    call_sub_agent.__annotations__ = {INPUT_FIELD: str, "return": str}
+    return StructuredTool.from_function(
+        call_sub_agent, name=name, description=f"Ask the sub-agent {name} to do its part."
+    )
+
+
+def _node_agent(
+    name: str,
+    model: Any,
+    actions: Sequence[Any],
+    hooked: Sequence[scenario_model.Action],
+    sub_graphs: dict[str, Any],
+    checkpointer: Any,
+) -> Any:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.types import Send
+
+    schemas = [*actions, *(_sub_agent_schema(sub) for sub in sub_graphs)]
+    bound = model.bind_tools(schemas)
+
+    def call_model(state: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": [bound.invoke(state["messages"])]}
+
+    def route(state: dict[str, Any]) -> Any:
+        last = state["messages"][-1]
+        if not isinstance(last, AIMessage) or not last.tool_calls:
+            return END
+        return [
+            Send(_sub_node(call["name"]) if call["name"] in sub_graphs else "tools", [call])
+            for call in last.tool_calls
+        ]
+
+    def runs(sub: str, graph: Any) -> Callable[[Any], dict[str, Any]]:
+        def run_sub_agent(calls: Any) -> dict[str, Any]:
+            [call] = calls
+            prompt = HumanMessage(str(call["args"].get(INPUT_FIELD, "")))
+            result = _sub_agent_result(graph.invoke({"messages": [prompt]}))
+            return {"messages": [ToolMessage(content=result, tool_call_id=call["id"], name=sub)]}
+
+        return run_sub_agent
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_edge(START, "model")
+    if actions:
+        builder.add_node("tools", _tool_node(actions, hooked))
+        builder.add_edge("tools", "model")
+    for sub, graph in sub_graphs.items():
+        builder.add_node(_sub_node(sub), runs(sub, graph))
+        builder.add_edge(_sub_node(sub), "model")
+    targets = ["tools"] if actions else []
+    builder.add_conditional_edges(
+        "model", route, [*targets, *(_sub_node(sub) for sub in sub_graphs), END]
+    )
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+def _sub_node(sub: str) -> str:
+    return f"agent-{sub}"
+
+
+def _sub_agent_schema(name: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"Ask the sub-agent {name} to do its part.",
+            "parameters": {
+                "type": "object",
+                "properties": {INPUT_FIELD: {"type": "string"}},
+                "required": [INPUT_FIELD],
+            },
+        },
+    }
+
+
+# -- recording public events -------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    """A JSON form of what LangGraph streams (messages, interrupts, commands)."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    fields = getattr(value, "__slots__", None) or getattr(value, "__dataclass_fields__", None)
+    if fields:
+        return {"type": type(value).__name__, **{name: getattr(value, name) for name in fields}}
+    if isinstance(value, tuple | set | frozenset):
+        return list(value)
+    return f"<{type(value).__name__}>"
+
+
+def _scrub(text: str) -> str:
+    """Per-run identity (uuids, interrupt ids hashed from them) replaced, so the same run
+    records the same events."""
+    return INTERRUPT_ID.sub("<interrupt-id>", UUID.sub("<uuid>", text))

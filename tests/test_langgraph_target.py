@@ -1,0 +1,290 @@
+"""LangGraph as a target: each regression file runs on the installed release in both graph shapes,
+and what it violates is exactly what that shape's findings file records.
+
+These tests need ``langgraph`` and ``langgraph-checkpoint-sqlite`` (``tox -e langgraph``).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+
+from fakes.log import AppendOnlyLog
+from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
+from harness.checkers import check
+from harness.findings import findings_path, load_findings
+from harness.history import History
+from harness.runner import run_scenario
+from harness.targets.langgraph import (
+    CHECKPOINTS,
+    LangGraphTarget,
+    conversation_of,
+    model_class,
+    sdk_version,
+)
+from harness.targets.registry import available
+from scenarios.loading import load_scenario, parse_scenario, regression_files
+
+FILES = regression_files()
+SHAPES = ("tools", "subgraph-node")
+TARGETS = {shape: LangGraphTarget(shape) for shape in SHAPES}
+VERSION = TARGETS["tools"].info.version
+
+
+def regression(stem: str) -> Path:
+    return next(path for path in FILES if path.stem == stem)
+
+
+def history_of(shape: str, scenario: dict[str, Any], name: str = "inline") -> History:
+    return run_scenario(TARGETS[shape], parse_scenario(scenario, name), name)
+
+
+def test_both_shapes_are_registered_and_have_a_findings_file() -> None:
+    assert sdk_version() == VERSION
+    targets = available()
+    for target in TARGETS.values():
+        assert target.info.name in targets
+        assert findings_path(target.info.name, VERSION).exists(), (
+            f"no findings file for {target.info.name} {VERSION}: run `python -m harness check "
+            f"--target {target.info.name}` and record what it finds before adding the release"
+        )
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("path", FILES, ids=[path.stem for path in FILES])
+def test_each_regression_violates_exactly_what_is_recorded(path: Path, shape: str) -> None:
+    target = TARGETS[shape]
+    history = run_scenario(target, load_scenario(path), path.stem)
+    recorded = {
+        f.invariant for f in load_findings(target.info.name, VERSION) if f.scenario == path.stem
+    }
+    if history.not_applicable:
+        assert not recorded, f"{path.stem} is recorded but cannot run on {target.info.name}"
+        assert set(history.not_applicable) & {"corruption", "sliding_window"}
+        return
+    seen = {violation.invariant for violation in check(history)}
+    assert seen == recorded, f"{target.info.name} {VERSION} on {path.stem}"
+
+
+def one_action(questions: int = 1) -> dict[str, Any]:
+    return {
+        "name": "orchestrator",
+        "turns": [[{"tool": "operator", "id": "call-1"}]],
+        "sub_agents": [
+            {
+                "name": "operator",
+                "actions": [
+                    {"tool": "restart_service", "label": "restart-service", "questions": questions}
+                ],
+                "turns": [[{"tool": "restart_service", "id": "call-1"}]],
+            }
+        ],
+    }
+
+
+def scenario(tree: dict[str, Any], *steps: Any) -> dict[str, Any]:
+    return {"description": "a langgraph test", "source": "tests", "tree": tree, "steps": steps}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_simple_approval_runs_the_action_once(shape: str) -> None:
+    history = history_of(
+        shape,
+        scenario(one_action(), {"run": "restart it"}, {"answer": {"restart-service": "approve"}}),
+    )
+    asked, answered = history.steps
+    assert asked.observed["stop_reason"] == "interrupt"
+    assert [pending["label"] for pending in asked.pending] == ["restart-service"]
+    assert asked.executions == []
+    assert answered.observed["stop_reason"] == "end_turn"
+    assert answered.observed["final_answer"] == "done"
+    assert [(run["action"], run["agent"], run["tool_use_id"]) for run in answered.executions] == [
+        ("restart-service", "orchestrator/operator", "call-1")
+    ]
+    assert check(history) == []
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_denial_runs_nothing_and_ends_the_turn(shape: str) -> None:
+    history = history_of(
+        shape,
+        scenario(one_action(), {"run": "restart it"}, {"answer": {"restart-service": "deny"}}),
+    )
+    assert history.steps[1].executions == []
+    assert history.steps[1].observed["stop_reason"] == "end_turn"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_restart_between_question_and_answer_changes_nothing(shape: str) -> None:
+    """The restart builds every graph, model and tool again on the same sqlite file; the run
+    then matches its restart-free control (executions, pending, and every model request)."""
+    history = history_of(
+        shape,
+        scenario(
+            one_action(),
+            {"run": "restart it"},
+            {"restart": True},
+            {"answer": {"restart-service": "approve"}},
+        ),
+    )
+    assert history.control is not None
+    assert history.steps[1].observed["error"] is None
+    ours = [step for step in history.steps if step.kind != "restart"]
+    for mine, theirs in zip(ours, history.control.steps, strict=True):
+        assert mine.executions == theirs.executions
+        assert mine.requests == theirs.requests
+        assert mine.observed == theirs.observed
+    assert len(history.steps[2].executions) == 1
+    assert check(history) == []
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_resumed_sub_agent_continues_its_turn_rather_than_starting_over(shape: str) -> None:
+    """After the restart the sub-agent's model is asked for turn 1 with the tool result in its
+    conversation, not for turn 0 again: the turn really came back from the checkpoint file."""
+    history = history_of(
+        shape,
+        scenario(
+            one_action(),
+            {"run": "restart it"},
+            {"restart": True},
+            {"answer": {"restart-service": "approve"}},
+        ),
+    )
+    resumed = [
+        (request["agent"], request["turn"], request["messages"])
+        for request in history.steps[2].requests
+    ]
+    assert resumed == [("orchestrator/operator", 1, 3), ("orchestrator", 1, 3)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_twin_calls_of_one_sub_agent_get_distinct_ids_and_separate_answers(shape: str) -> None:
+    path = regression("twin-calls")
+    history = run_scenario(TARGETS[shape], load_scenario(path), path.stem)
+    shown = history.steps[0].pending
+    assert [pending["label"] for pending in shown] == ["send-mail", "send-mail"]
+    assert len({pending["id"] for pending in shown}) == 2
+    ran = history.steps[-1].executions
+    assert sorted(run["tool_use_id"] for run in ran) == ["call-1", "call-1"]  # the local id
+    assert len(ran) == 2
+    assert check(history) == []
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_colliding_local_ids_approve_only_the_answered_sub_agent(shape: str) -> None:
+    path = regression("colliding-ids")
+    history = run_scenario(TARGETS[shape], load_scenario(path), path.stem)
+    assert [run["agent"] for run in history.steps[1].executions] == ["orchestrator/worker_a"]
+    assert [pending["label"] for pending in history.steps[1].pending] == ["deploy-b"]
+    assert [run["agent"] for run in history.steps[3].executions] == ["orchestrator/worker_b"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_second_question_gets_a_new_id(shape: str) -> None:
+    history = history_of(
+        shape,
+        scenario(
+            one_action(questions=2),
+            {"run": "restart it"},
+            {"answer": {"restart-service": "approve"}},
+            {"answer": {"restart-service": "approve"}},
+        ),
+    )
+    first, second = history.steps[0].pending, history.steps[1].pending
+    assert [pending["reason"]["question"] for pending in first + second] == [1, 2]
+    assert first[0]["id"] != second[0]["id"]
+    assert history.steps[1].executions == []
+    assert len(history.steps[2].executions) == 1
+
+
+def test_a_resent_first_answer_approves_the_second_question() -> None:
+    """The recorded re-interrupt finding, at its smallest: no restart is needed."""
+    history = history_of(
+        "tools",
+        scenario(
+            one_action(questions=2),
+            {"run": "restart it"},
+            {"answer": {"restart-service": "approve"}},
+            {"resend": 1},
+        ),
+    )
+    assert history.steps[1].pending, "the second question was not asked"
+    assert len(history.steps[2].executions) == 1  # ran without the second answer
+    assert "I4" in {violation.invariant for violation in check(history)}
+
+
+def test_checkpoints_live_in_the_sqlite_file_of_the_work_directory(tmp_path: Path) -> None:
+    session = TARGETS["tools"].start(
+        parse_scenario(scenario(one_action(), {"run": "x"}), "s"), tmp_path
+    )
+    session.run("restart it")
+    with sqlite3.connect(tmp_path / CHECKPOINTS) as connection:
+        namespaces = {row[0] for row in connection.execute("SELECT checkpoint_ns FROM checkpoints")}
+    assert "" in namespaces  # the orchestrator
+    assert any(namespace.startswith("tools:") for namespace in namespaces)  # the sub-agent
+
+
+def test_histories_are_deterministic() -> None:
+    path = regression("partial-answers")
+    first = run_scenario(TARGETS["tools"], load_scenario(path), path.stem).dumps()
+    second = run_scenario(TARGETS["tools"], load_scenario(path), path.stem).dumps()
+    assert first == second
+
+
+def test_public_events_carry_no_run_identity_and_no_sub_agent_state() -> None:
+    path = regression("event-payload")
+    history = run_scenario(TARGETS["tools"], load_scenario(path), path.stem)
+    events = [event for step in history.steps for event in step.events]
+    assert any("__interrupt__" in event["stream"] for event in events)
+    text = json.dumps(events)
+    assert "canary-3b1f9e7c-private-state" not in text
+    assert "resp-" not in text  # the sub-agent's provider response id
+    assert "<interrupt-id>" in text
+
+
+def test_hook_interrupts_ask_before_the_tool_runs() -> None:
+    tree = one_action()
+    tree["sub_agents"][0]["actions"][0]["hook"] = True
+    for response, runs in (("approve", 1), ("deny", 0)):
+        history = history_of(
+            "tools",
+            scenario(tree, {"run": "restart it"}, {"answer": {"restart-service": response}}),
+        )
+        assert [pending["label"] for pending in history.steps[0].pending] == ["restart-service"]
+        assert len(history.steps[1].executions) == runs
+        assert history.steps[1].observed["stop_reason"] == "end_turn"
+
+
+def test_the_fake_model_is_a_real_chat_model_with_tool_calls(tmp_path: Path) -> None:
+    journal = AppendOnlyLog(tmp_path / "journal.jsonl")
+    script = AgentScript(default=(CallTools((ToolCall("ping", "t-1"),)), Answer("hello")))
+    model = model_class()(core=ScriptedModel("solo", script, journal, stateful_provider=True))
+    assert isinstance(model, BaseChatModel)
+    bound = model.bind_tools([{"name": "ping", "description": "Ping.", "parameters": {}}])
+    first = bound.invoke([HumanMessage("hi")])
+    assert isinstance(first, AIMessage)
+    assert [(call["name"], call["id"]) for call in first.tool_calls] == [("ping", "t-1")]
+    reply = ToolMessage(content="pong", tool_call_id="t-1")
+    second = bound.invoke([HumanMessage("hi"), first, reply])
+    assert str(second.content).endswith("hello")
+    requests = journal.records()
+    assert [(r["turn"], r["messages"]) for r in requests] == [(0, 1), (1, 3)]
+    # the provider's id rides in response_metadata and is sent back with the next request
+    assert requests[1]["model_state"] == {"response_id": first.response_metadata["response_id"]}
+
+
+def test_conversation_of_reads_prompts_replies_and_tool_results() -> None:
+    messages = [
+        HumanMessage("go"),
+        AIMessage(content="[[marker]]", tool_calls=[{"name": "t", "args": {}, "id": "1"}]),
+        ToolMessage(content="ok", tool_call_id="1"),
+    ]
+    said = conversation_of(messages)
+    assert [type(item).__name__ for item in said] == ["Prompt", "Reply", "NoneType"]
