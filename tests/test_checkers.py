@@ -177,10 +177,11 @@ def restart(
 def request(
     agent_path: str, messages: int, turn: int | None = None, **model_state: Any
 ) -> dict[str, Any]:
-    """A journaled model request; by default a one-message request is a call's first turn."""
+    """A journaled model request; by default a one-message request is a call's first turn.  The
+    orchestrator was asked "go", a sub-agent what a call asks by default."""
     return {
         "agent": agent_path,
-        "prompt": "go",
+        "prompt": "go" if "/" not in agent_path else "do your part",
         "turn": turn if turn is not None else (0 if messages == 1 else 1),
         "messages": messages,
         "model_state": model_state,
@@ -767,6 +768,20 @@ def test_o_an_error_where_none_is_allowed_and_a_wrong_ending() -> None:
         (0, "no error", "ProviderError: missing previous_response_id"),
         (1, "stop reason end_turn", "stop reason interrupt"),
         (1, "final answer 'done'", "final answer 'nothing'"),
+    ]
+
+
+def test_o_a_sub_agent_told_something_its_caller_did_not_ask() -> None:
+    tree = {**TWO_WORKERS, "turns": [[{"tool": "worker_a", "id": "c1", "prompt": "ship it"}]]}
+    told = {**request("orchestrator/worker_a", 1), "prompt": "None"}
+    asked = {**request("orchestrator/worker_a", 1), "prompt": "ship it"}
+
+    found = violations(
+        "O", history(run(shows=[ask("deploy-a")], requests=[asked, told]), tree=tree)
+    )
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (0, "orchestrator/worker_a asked 'ship it'", "orchestrator/worker_a asked 'None'")
     ]
 
 

@@ -21,6 +21,9 @@ from harness.checkers.records import (
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
+from scenarios.model import Call
+
+DEFAULT_TASK = Call.model_fields["prompt"].default  # what a call asks when it does not say
 
 AT_MOST_ONCE = Invariant("I4", "at-most-once")
 LOUD_SAFE_FAILURE = Invariant("I9", "loud-safe-failure")
@@ -143,6 +146,41 @@ def expected_outcome(history: History) -> list[Violation]:
                 )
             )
     found.extend(_explicit_expectations(history))
+    found.extend(_tasks_delivered(history))
+    return found
+
+
+def _tasks_delivered(history: History) -> list[Violation]:
+    """Each agent is asked only what its caller asked: the orchestrator one of the scenario's
+    prompts, a sub-agent the prompt of one of its caller's calls to it.  (The task travels down
+    as the answers do; a sub-agent given another text, or none, is told something else.)  An
+    agent the scenario gives no prompt is not judged."""
+    tree = history.scenario.get("tree", {})
+    runs = [step.get("run") for step in history.scenario.get("steps", ()) if isinstance(step, dict)]
+    asked = {tree.get("name"): {run for run in runs if isinstance(run, str)}}
+    callers = [(tree, tree.get("name"))]
+    while callers:
+        caller, path = callers.pop()
+        for sub in caller.get("sub_agents", ()):
+            calls = [call for turn in caller.get("turns", ()) for call in turn]
+            asked[f"{path}/{sub['name']}"] = {
+                call.get("prompt", DEFAULT_TASK) for call in calls if call["tool"] == sub["name"]
+            }
+            callers.append((sub, f"{path}/{sub['name']}"))
+    found: list[Violation] = []
+    seen: set[tuple[str, str]] = set()
+    for step in history.steps:
+        for request in step.requests:
+            agent, prompt = str(request.get("agent")), str(request.get("prompt"))
+            if not asked.get(agent) or prompt in asked[agent] or (agent, prompt) in seen:
+                continue
+            seen.add((agent, prompt))
+            wanted = " or ".join(repr(text) for text in sorted(asked[agent]))
+            found.append(
+                EXPECTED_OUTCOME.violation(
+                    step.index, f"{agent} asked {wanted}", f"{agent} asked {prompt!r}"
+                )
+            )
     return found
 
 
