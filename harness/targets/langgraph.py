@@ -82,6 +82,9 @@ TARGET_NAMES: Final = {"tools": "langgraph", "subgraph-node": "langgraph-subgrap
 #   sliding_window: LangGraph has no conversation manager with a per-call trim counter
 #   corruption, continuation_bytes: the continuation is a set of msgpack checkpoint rows in
 #     sqlite; this adapter does not locate, measure or damage them
+#   storeless_sub_agents: a subgraph cannot keep its turn in memory only under a persisted
+#     parent: the parent lends its checkpointer to every subgraph and that wins over the
+#     subgraph's own (an InMemorySaver passed to compile() is silently replaced)
 CAPABILITIES: Final = frozenset(
     {
         "interrupt_ids",
@@ -91,6 +94,7 @@ CAPABILITIES: Final = frozenset(
         "multi_question",
         "hook_interrupts",
         "public_events",
+        "repeated_tool_use_ids",
     }
 )
 
