@@ -161,3 +161,19 @@ def test_the_continuation_format_damages_a_strands_snapshot_shape() -> None:
     document = {"a": {"context": {"sub_agent_interrupted_turns": {"t2": entry, "t1": entry}}}}
     paths = StrandsContinuationFormat().locate(document)
     assert [path[-1] for path in paths] == ["t1", "t2"]
+
+
+def test_an_ephemeral_sub_agent_with_its_own_session_is_refused(tmp_path: Path) -> None:
+    """The SDK refuses, at wiring time, a preserve_context=False sub-agent that has a session
+    manager: resetting it before every call would fight the session's history.  The harness's
+    trees never build one; this pins the refusal, so a tree that did could not pass silently."""
+    from strands.session.file_session_manager import FileSessionManager
+
+    script = AgentScript(default=(Answer("done"),))
+    journal = AppendOnlyLog(tmp_path / "journal.jsonl")
+    model = model_class()(ScriptedModel("clerk", script, journal))
+    manager = FileSessionManager(session_id="clerk", storage_dir=str(tmp_path))
+    clerk = strands.Agent(model=model, session_manager=manager, callback_handler=None)
+    with pytest.raises(ValueError, match="preserve_context=False cannot be used"):
+        clerk.as_tool(name="clerk", preserve_context=False)
+    assert clerk.as_tool(name="clerk", preserve_context=True).tool_name == "clerk"
