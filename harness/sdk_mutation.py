@@ -11,8 +11,9 @@ mutmut skips decorated functions; behaviour-neutral decorators (``@override``) a
 copy, and every function left unmutated is listed.  Survivors are classified: ``message text``
 (the mutation changes only what a log call or a raised exception says, found by comparing the
 mutant's syntax tree with the original's), ``equivalent`` (reviewed, with a reason, in
-``mutation/<sdk>-<version>.yaml``) or ``behaviour`` (everything else).  The figure that matters is
-the behaviour-changing mutants each suite leaves alive.
+``mutation/<sdk>-<version>.yaml``, which may also mark a mutant ``message text`` the syntax rule
+misses) or ``behaviour`` (everything else).  A timeout counts as detected: the suite hung.  The
+figure that matters is the behaviour-changing mutants each suite leaves alive.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Final
 
-from harness.mutation import ROOT, Mutant, MutationError, load_equivalent, read_results, run_mutmut
+import yaml
+
+from harness.mutation import ROOT, Mutant, MutationError, read_results, run_mutmut
 
 SUITES: Final = ("sdk", "harness")
 BEHAVIOUR: Final = "behaviour"
@@ -42,6 +45,7 @@ LOG_METHODS: Final = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 )
 IGNORED: Final = shutil.ignore_patterns("__pycache__", "*.pyc")
+DETECTED: Final = frozenset({"killed", "timeout"})
 
 
 @dataclass(frozen=True)
@@ -318,9 +322,31 @@ def _is_log_call(call: ast.Call) -> bool:
     return owner.endswith(("logger", "log", "logging"))
 
 
-def classify(functions: dict[str, Function], mutant: str, equivalent: dict[str, str]) -> str:
-    if mutant in equivalent:
-        return EQUIVALENT
+Reviewed = dict[str, tuple[str, str]]  # mutant name -> (class, reason)
+
+
+def load_reviewed(path: Path) -> Reviewed:
+    """The reviewed survivors: each a mutant (its short name), a class (``equivalent``, or
+    ``message text``) and the reason a reviewer can check."""
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    reviewed: Reviewed = {}
+    for index, entry in enumerate(data if isinstance(data, list) else [data]):
+        if not isinstance(entry, dict) or not {"mutant", "reason"} <= set(entry):
+            raise MutationError(f"{path}: [{index}]: expected a mapping with mutant and reason")
+        kind = entry.get("class", EQUIVALENT)
+        if kind not in (EQUIVALENT, MESSAGE_TEXT):
+            raise MutationError(f"{path}: [{index}].class: expected equivalent or message text")
+        if len(str(entry["reason"]).strip()) < 10:
+            raise MutationError(f"{path}: [{index}].reason: a reason a reviewer can check")
+        reviewed[str(entry["mutant"])] = (kind, " ".join(str(entry["reason"]).split()))
+    return reviewed
+
+
+def classify(functions: dict[str, Function], mutant: str, reviewed: Reviewed) -> str:
+    if _short(mutant) in reviewed:
+        return reviewed[_short(mutant)][0]
     original = functions[_original_name(mutant)]
     pairs = where_changed(original, functions[mutant.rsplit(".", 1)[-1]])
     if pairs is not None and is_message_text(pairs):
@@ -344,7 +370,7 @@ def mutate_sdk(
     """Copy the installed SDK into scratch trees under ``workdir``, run mutmut with each suite,
     and build the report document."""
     package_dir, release = installed(sdk)
-    equivalent = load_equivalent(equivalents_file(sdk, release))
+    reviewed = load_reviewed(equivalents_file(sdk, release))
     sdk_tests = fetch_sdk_tests(sdk, release, workdir / "download")
     results: dict[str, dict[str, Mutant]] = {}
     unmutated: list[str] = []
@@ -356,7 +382,7 @@ def mutate_sdk(
         run_mutmut(tree, [], max_children)
         results[suite] = {mutant.name: mutant for mutant in read_results(tree).mutants}
     functions = mutant_functions(workdir / f"{sdk.name}-{release}" / "sdk", sdk)
-    return document(sdk, release, results, functions, equivalent, unmutated)
+    return document(sdk, release, results, functions, reviewed, unmutated)
 
 
 def document(
@@ -364,7 +390,7 @@ def document(
     release: str,
     results: dict[str, dict[str, Mutant]],
     functions: dict[str, Function],
-    equivalent: dict[str, str],
+    reviewed: Reviewed,
     unmutated: list[str],
 ) -> dict[str, Any]:
     names = sorted(set(results["sdk"]) | set(results["harness"]))
@@ -374,14 +400,14 @@ def document(
     rows: list[dict[str, Any]] = []
     for name in names:
         status = {suite: results[suite][name].status for suite in SUITES}
-        killed = {suite: status[suite] == "killed" for suite in SUITES}
+        killed = {suite: status[suite] in DETECTED for suite in SUITES}
         rows.append(
             {
                 "mutant": name,
                 "function": results["sdk"][name].function,
                 "sdk": status["sdk"],
                 "harness": status["harness"],
-                "class": classify(functions, name, equivalent),
+                "class": classify(functions, name, reviewed),
                 "killed_by": [suite for suite in SUITES if killed[suite]],
             }
         )
@@ -389,10 +415,10 @@ def document(
     for label, suites in (("sdk", ("sdk",)), ("harness", ("harness",)), ("both", SUITES)):
         rates[label] = _rates(rows, suites)
     for row in rows:
-        if row["class"] != MESSAGE_TEXT and (row["sdk"] != "killed" or row["harness"] != "killed"):
+        if row["class"] != MESSAGE_TEXT and len(row["killed_by"]) < len(SUITES):
             row["diff"] = diff(functions, row["mutant"])
-        if row["mutant"] in equivalent:
-            row["reason"] = equivalent[row["mutant"]]
+        if _short(row["mutant"]) in reviewed:
+            row["reason"] = reviewed[_short(row["mutant"])][1]
     behaviour_left = [r for r in rows if r["class"] == BEHAVIOUR and not r["killed_by"]]
     return {
         "sdk": sdk.name,
@@ -410,7 +436,7 @@ def document(
 
 def _rates(rows: list[dict[str, Any]], suites: tuple[str, ...]) -> dict[str, Any]:
     def killed(row: dict[str, Any]) -> bool:
-        return any(row[suite] == "killed" for suite in suites)
+        return any(row[suite] in DETECTED for suite in suites)
 
     behaviour = [row for row in rows if row["class"] == BEHAVIOUR]
     return {

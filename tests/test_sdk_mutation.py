@@ -145,8 +145,26 @@ def test_survivors_are_classified_from_the_syntax_trees(mutant: str, kind: str) 
 
 
 def test_a_reviewed_equivalent_is_classified_so() -> None:
-    reviewed = {"m.x_f__mutmut_5": "the result is never read"}
+    reviewed = {
+        "x_f__mutmut_5": (EQUIVALENT, "the result is never read"),
+        "x_f__mutmut_4": (MESSAGE_TEXT, "only decides whether a warning is logged"),
+    }
     assert sdk_mutation.classify(MUTANTS, "m.x_f__mutmut_5", reviewed) == EQUIVALENT
+    assert sdk_mutation.classify(MUTANTS, "m.x_f__mutmut_4", reviewed) == MESSAGE_TEXT
+
+
+def test_the_reviewed_file_needs_a_known_class_and_a_reason(tmp_path: Path) -> None:
+    path = tmp_path / "reviewed.yaml"
+    path.write_text("- {mutant: x_f__mutmut_5, class: harmless, reason: never read anywhere}\n")
+    with pytest.raises(sdk_mutation.MutationError, match=r"\[0\]\.class: expected equivalent"):
+        sdk_mutation.load_reviewed(path)
+    path.write_text("- {mutant: x_f__mutmut_5, reason: ok}\n")
+    with pytest.raises(sdk_mutation.MutationError, match="a reason a reviewer can check"):
+        sdk_mutation.load_reviewed(path)
+    path.write_text("- {mutant: x_f__mutmut_5, reason: the result is never read}\n")
+    assert sdk_mutation.load_reviewed(path) == {
+        "x_f__mutmut_5": (EQUIVALENT, "the result is never read")
+    }
 
 
 def test_the_diff_shows_the_changed_line_only() -> None:
@@ -170,7 +188,7 @@ def _results(sdk: dict[int, str], harness: dict[int, str]) -> dict[str, dict[str
 def test_three_kill_rates_join_the_two_suites_by_mutant_name() -> None:
     results = _results(
         sdk={1: "survived", 3: "killed", 4: "survived", 5: "killed", 6: "survived"},
-        harness={1: "survived", 3: "survived", 4: "killed", 5: "killed", 6: "survived"},
+        harness={1: "survived", 3: "survived", 4: "killed", 5: "timeout", 6: "survived"},
     )
     report = sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
     rates = report["rates"]
