@@ -302,7 +302,7 @@ class StrandsSession(RecordedSession):
             self.live[sub_path] = sub_agent
             tools.append(sub_agent.as_tool(name=sub.name, preserve_context=sub.preserve_context))
         keeps_session = root or (spec.preserve_context and spec.session_store)
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = {"state": dict(spec.state)} if spec.state else {}
         if keeps_session:
             options["session_manager"] = self._session_manager(path)
         if spec.window is not None:
