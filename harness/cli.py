@@ -225,6 +225,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --sdk: where the scratch trees and the SDK's sdist go "
         "(default build/sdk-mutation)",
     )
+    mutate.add_argument(
+        "--report-only",
+        action="store_true",
+        help="with --sdk: rebuild the report from the scratch trees' last run (after a review)",
+    )
     _reports_option(mutate)
 
     commands.add_parser(
@@ -431,6 +436,8 @@ def _mutate(arguments: argparse.Namespace) -> int:
         raise BadInput("--max-children: expected a whole number >= 1")
     if arguments.sdk is not None:
         return _mutate_sdk(arguments)
+    if arguments.report_only:
+        raise BadInput("--report-only: only with --sdk")
     try:
         mutation.load_equivalent()
         report = mutation.mutate(mutation.ROOT, arguments.since, arguments.max_children)
@@ -454,7 +461,12 @@ def _mutate_sdk(arguments: argparse.Namespace) -> int:
         known = ", ".join(sorted(sdk_mutation.SDKS))
         raise BadInput(f"--sdk: unknown SDK {arguments.sdk!r}; expected one of: {known}")
     try:
-        report = sdk_mutation.mutate_sdk(sdk, arguments.workdir.resolve(), arguments.max_children)
+        report = sdk_mutation.mutate_sdk(
+            sdk,
+            arguments.workdir.resolve(),
+            arguments.max_children,
+            rerun=not arguments.report_only,
+        )
     except MutationError as problem:
         raise BadInput(str(problem)) from None
     text = sdk_mutation.markdown(report)

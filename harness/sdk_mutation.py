@@ -366,20 +366,26 @@ def mutate_sdk(
     workdir: Path,
     max_children: int,
     progress: Callable[[str], None] | None = None,
+    *,
+    rerun: bool = True,
 ) -> dict[str, Any]:
     """Copy the installed SDK into scratch trees under ``workdir``, run mutmut with each suite,
-    and build the report document."""
+    and build the report document.  Without ``rerun``, read the trees' last results instead
+    (after editing the reviewed file, say)."""
     package_dir, release = installed(sdk)
     reviewed = load_reviewed(equivalents_file(sdk, release))
-    sdk_tests = fetch_sdk_tests(sdk, release, workdir / "download")
+    sdk_tests = fetch_sdk_tests(sdk, release, workdir / "download") if rerun else None
     results: dict[str, dict[str, Mutant]] = {}
     unmutated: list[str] = []
     for suite in SUITES:
         tree = workdir / f"{sdk.name}-{release}" / suite
-        if progress is not None:
-            progress(f"{suite} suite: mutmut in {tree}")
-        unmutated = prepare_tree(tree, suite, sdk, package_dir, sdk_tests)
-        run_mutmut(tree, [], max_children)
+        if rerun:
+            if progress is not None:
+                progress(f"{suite} suite: mutmut in {tree}")
+            prepare_tree(tree, suite, sdk, package_dir, sdk_tests)
+            run_mutmut(tree, [], max_children)
+        source = (tree / sdk.module_path).read_text(encoding="utf-8")
+        unmutated = strip_neutral_decorators(source, sdk.neutral_decorators)[1]
         results[suite] = {mutant.name: mutant for mutant in read_results(tree).mutants}
     functions = mutant_functions(workdir / f"{sdk.name}-{release}" / "sdk", sdk)
     return document(sdk, release, results, functions, reviewed, unmutated)
@@ -420,6 +426,16 @@ def document(
         if _short(row["mutant"]) in reviewed:
             row["reason"] = reviewed[_short(row["mutant"])][1]
     behaviour_left = [r for r in rows if r["class"] == BEHAVIOUR and not r["killed_by"]]
+    by_function: dict[str, dict[str, int]] = {}
+    for row in rows:
+        tally = by_function.setdefault(
+            row["function"], {"mutants": 0, "behaviour": 0, "sdk": 0, "harness": 0}
+        )
+        tally["mutants"] += 1
+        if row["class"] == BEHAVIOUR:
+            tally["behaviour"] += 1
+            for suite in row["killed_by"]:
+                tally[suite] += 1
     return {
         "sdk": sdk.name,
         "distribution": sdk.distribution,
@@ -430,6 +446,7 @@ def document(
         "only_harness": [r["mutant"] for r in rows if r["killed_by"] == ["harness"]],
         "only_sdk": [r["mutant"] for r in rows if r["killed_by"] == ["sdk"]],
         "behaviour_left": [r["mutant"] for r in behaviour_left],
+        "by_function": dict(sorted(by_function.items())),
         "mutants": rows,
     }
 
@@ -500,6 +517,16 @@ def markdown(report: dict[str, Any]) -> str:
             f"| {title} | {_share(rate['killed'], rate['mutants'])} "
             f"| {_share(rate['behaviour_killed'], rate['behaviour'])} "
             f"| {left[BEHAVIOUR]} | {left[MESSAGE_TEXT]} | {left[EQUIVALENT]} |"
+        )
+    lines += [
+        "",
+        "| function | mutants | behaviour-changing | killed by the SDK's suite | by the harness |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for function, tally in report["by_function"].items():
+        lines.append(
+            f"| `{function}` | {tally['mutants']} | {tally['behaviour']} "
+            f"| {tally['sdk']} | {tally['harness']} |"
         )
     lines += ["", f"Killed only by the harness: {len(report['only_harness'])}; only by the SDK's"]
     lines[-1] += f" suite: {len(report['only_sdk'])}."

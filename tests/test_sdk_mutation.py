@@ -254,6 +254,7 @@ def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_pat
     [
         (["--sdk", "nope"], "--sdk: unknown SDK 'nope'; expected one of: strands"),
         (["--sdk", "strands", "--since", "HEAD"], "--since: not with --sdk"),
+        (["--report-only"], "--report-only: only with --sdk"),
     ],
 )
 def test_a_bad_sdk_option_exits_2_with_one_line(
