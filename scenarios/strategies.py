@@ -129,7 +129,8 @@ def _turns(draw: Draw, tools: list[str], *, repeats: bool = True) -> list[list[d
     for _ in range(draw(st.integers(1, 2))):
         called = draw(st.lists(st.sampled_from(tools), min_size=1, max_size=len(tools) + 1))
         alphabet = [i for i in TOOL_USE_IDS if repeats or (i and i not in used)]
-        alphabet += [f"u{n}" for n in range(len(called) - len(alphabet))]
+        fresh = (f"u{n}" for n in count() if f"u{n}" not in used)
+        alphabet += [next(fresh) for _ in range(len(called) - len(alphabet))]
         ids = draw(
             st.lists(
                 st.sampled_from(alphabet),

@@ -9,16 +9,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given, note, settings
 
+from fakes.corruption import CORRUPTIONS
 from harness.campaigns.crashes import crash_campaign
 from harness.checkers import check
 from harness.cli import main
 from harness.runner import run_scenario
 from harness.targets import registry
-from harness.targets.base import Target
+from harness.targets.base import CAPABILITIES, Target, requirements
 from harness.targets.reference import ReferenceTarget
 from harness.targets.variants import VARIANTS
 from scenarios import counterexamples
-from scenarios.model import Scenario
+from scenarios.model import Corrupt, Scenario
 from scenarios.statistics import CLASSES, MINIMUM_SHARE, class_frequencies, sample
 from scenarios.strategies import restore_scenarios, scenarios
 
@@ -139,3 +140,29 @@ def test_a_failing_property_leaves_its_shrunk_scenario_as_a_regression_file(
     assert main(["run", str(shrunk), "--target", "bad-drop-model-state"]) == 1
     assert "VIOLATED" in capsys.readouterr().out
     assert main(["run", str(shrunk), "--target", "reference"]) == 0
+
+
+# what a framework target without these can express: the generators must stay inside it
+NARROW = frozenset(
+    {"restart", "preserve_context", "public_events", "corruption", "corruption:truncated"}
+)
+
+
+@given(scenarios(capabilities=NARROW))
+def test_generated_scenarios_need_only_what_the_target_can_express(scenario: Scenario) -> None:
+    expressible = NARROW | {"corruption"}
+    needed = requirements(scenario) | {
+        f"corruption:{step.corrupt}" for step in scenario.steps if isinstance(step, Corrupt)
+    }
+    assert needed <= expressible, needed - expressible
+
+
+@given(restore_scenarios(capabilities=frozenset({"restart"})))
+def test_restore_scenarios_need_only_what_the_target_can_express(scenario: Scenario) -> None:
+    assert requirements(scenario) <= {"restart"}
+
+
+def test_a_target_with_every_capability_gets_the_unrestricted_sample() -> None:
+    unrestricted = sample("ci")
+    every = frozenset(CAPABILITIES) | {f"corruption:{kind}" for kind in CORRUPTIONS}
+    assert sample("ci", lambda: scenarios(capabilities=every)) == unrestricted
