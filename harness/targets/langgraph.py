@@ -60,7 +60,7 @@ from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
 from fakes.stores import MemoryStore
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
-from harness.targets.recorded import NOT_REBUILT, RecordedSession
+from harness.targets.recorded import NOT_REBUILT, ErrorLog, RecordedSession, quiet_sdk_logs
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -117,7 +117,7 @@ class LangGraphTarget:
         installed = sdk_version()
         if installed is None:
             raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[langgraph]')")
-        _quiet_sdk_logs()
+        quiet_sdk_logs(*LOGGERS)
         self.info = TargetInfo(
             name=TARGET_NAMES[shape],
             version=installed,
@@ -213,25 +213,6 @@ def model_class() -> type:
 
 
 # -- logs ------------------------------------------------------------------------------------
-
-
-def _quiet_sdk_logs() -> None:
-    """Keep the SDK's warnings off the terminal; ERROR records are still read (``_ErrorLog``)."""
-    for name in LOGGERS:
-        sdk_logger = logging.getLogger(name)
-        if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
-            sdk_logger.addHandler(logging.NullHandler())
-
-
-class _ErrorLog(logging.Handler):
-    """Collects what the SDK logs at ERROR or above during one step."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
 
 
 class _NoContinuations:
@@ -354,7 +335,7 @@ class LangGraphSession(RecordedSession):
     def _step(self, graph_input: Any) -> Observation:
         if self.root is None:  # the last restart failed: nothing is running to ask
             return Observation(stop_reason=None, error=NOT_REBUILT)
-        errors = _ErrorLog()
+        errors = ErrorLog()
         loggers = [logging.getLogger(name) for name in LOGGERS]
         for sdk_logger in loggers:
             sdk_logger.addHandler(errors)

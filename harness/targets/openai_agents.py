@@ -47,7 +47,7 @@ from harness.targets.base import (
     StoredContinuation,
     TargetInfo,
 )
-from harness.targets.recorded import NOT_REBUILT, RecordedSession
+from harness.targets.recorded import NOT_REBUILT, ErrorLog, RecordedSession, quiet_sdk_logs
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -98,7 +98,7 @@ class OpenAIAgentsTarget:
         installed = sdk_version()
         if installed is None:
             raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[openai-agents]')")
-        _quiet_sdk_logs()
+        quiet_sdk_logs(SDK_LOGGER)
         self.info = TargetInfo(
             name="openai-agents",
             version=installed,
@@ -299,22 +299,6 @@ def _owner_of(document: Any, path: tuple[Any, ...]) -> str:
 # -- the SDK's logs ------------------------------------------------------------------------------
 
 
-def _quiet_sdk_logs() -> None:
-    """Keep the SDK's warnings off the terminal; its ERROR records are read during every step."""
-    sdk_logger = logging.getLogger(SDK_LOGGER)
-    if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
-        sdk_logger.addHandler(logging.NullHandler())
-
-
-class _ErrorLog(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
 # -- one scenario on the SDK ----------------------------------------------------------------------
 
 
@@ -434,7 +418,7 @@ class OpenAIAgentsSession(RecordedSession):
         )
 
     def _step(self, given: Any, context: Any) -> Observation:
-        errors = _ErrorLog()
+        errors = ErrorLog()
         sdk_logger = logging.getLogger(SDK_LOGGER)
         sdk_logger.addHandler(errors)
         try:

@@ -7,6 +7,7 @@ behind a ``CorruptingStore`` that knows the target's continuation format.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Protocol
@@ -107,3 +108,23 @@ def shown_to_the_human(interrupts: Iterable[AnInterrupt]) -> tuple[PendingInterr
         )
         for interrupt in interrupts
     )
+
+
+def quiet_sdk_logs(*names: str) -> None:
+    """Keep an SDK's warnings off the terminal (Python prints a library's records when it has no
+    handler); its ERROR records are still read during every step (``ErrorLog``)."""
+    for name in names:
+        sdk_logger = logging.getLogger(name)
+        if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
+            sdk_logger.addHandler(logging.NullHandler())
+
+
+class ErrorLog(logging.Handler):
+    """Collects what an SDK logs at ERROR or above during one step."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())

@@ -41,7 +41,13 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
+from harness.targets.recorded import (
+    NOT_REBUILT,
+    ErrorLog,
+    RecordedSession,
+    quiet_sdk_logs,
+    shown_to_the_human,
+)
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -93,7 +99,7 @@ class StrandsTarget:
         if session_manager not in SESSION_MANAGERS:
             raise ValueError(f"session_manager must be one of {sorted(SESSION_MANAGERS)}")
         self.session_manager = session_manager
-        _quiet_sdk_logs()
+        quiet_sdk_logs("strands")
         installed = sdk_version()
         if installed is None:
             raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[strands]')")
@@ -246,25 +252,6 @@ class DirectoryStore:
         )
 
 
-def _quiet_sdk_logs() -> None:
-    """Keep the SDK's warnings off the terminal (Python prints a library's records when it has
-    no handler); its ERROR records are still read during every step (``_ErrorLog``)."""
-    sdk_logger = logging.getLogger("strands")
-    if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
-        sdk_logger.addHandler(logging.NullHandler())
-
-
-class _ErrorLog(logging.Handler):
-    """Collects what the SDK logs at ERROR or above during one step."""
-
-    def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
 class StrandsSession(RecordedSession):
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
@@ -405,7 +392,7 @@ class StrandsSession(RecordedSession):
     def _step(self, prompt: Any) -> Observation:
         if self.root is None:  # the last restart failed: nothing is running to ask
             return Observation(stop_reason=None, error=NOT_REBUILT)
-        errors = _ErrorLog()
+        errors = ErrorLog()
         sdk_logger = logging.getLogger("strands")
         sdk_logger.addHandler(errors)
         try:
