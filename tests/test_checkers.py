@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fakes.protected import question_name
 from harness.checkers import CHECKERS, Violation, applicable, check
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
@@ -68,7 +69,7 @@ def ask(
     """A pending interrupt as the root shows it."""
     return {
         "id": interrupt_id or f"sub:{label}:{question}",
-        "name": "approval",
+        "name": question_name(question),
         "reason": {"action": label, "question": question, "of": max(of, question)},
         "label": label,
         "response": response,
@@ -402,6 +403,17 @@ def test_i2_an_approval_runs_a_siblings_action() -> None:
 
 
 # --- I3 partial answers -------------------------------------------------------------------------
+
+
+def test_i1_a_question_shown_without_its_name() -> None:
+    unnamed = {**ask("deploy-a"), "name": None}
+    bad = history(run(shows=[unnamed, ask("deploy-b")]), answer("deploy-a", shows=[unnamed]))
+
+    found = violations("I1", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (0, "deploy-a#1 shown as 'approval'", "deploy-a#1 shown as None")
+    ]
 
 
 def test_i3_answering_one_settles_the_other_too() -> None:

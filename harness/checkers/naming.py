@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from fakes.protected import question_name
 from harness.checkers.records import UNLABELLED, label_of, listing, question_of, shown
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
@@ -13,13 +14,27 @@ FRESH_QUESTIONS = Invariant("I12", "fresh-questions")
 
 
 def unique_names_up(history: History) -> list[Violation]:
-    """I1: distinct pending interrupts never share a root-visible id.
+    """I1: distinct pending interrupts never share a root-visible id, and each keeps its name.
 
     At every step the ids of the interrupts the root shows are pairwise distinct; one violation
-    per step, naming each shared id and the questions shown under it.
+    per step, naming each shared id and the questions shown under it.  Renaming up changes the
+    id only: a question shown at the root carries the name it was asked under (``approval``,
+    ``approval-2``, ...), once per question and name seen.
     """
     found: list[Violation] = []
+    misnamed: set[tuple[str, int, object]] = set()
     for step in history.steps:
+        for pending in step.pending:
+            label, number, name = label_of(pending), question_of(pending), pending.get("name")
+            if number and name != question_name(number) and (label, number, name) not in misnamed:
+                misnamed.add((label, number, name))
+                found.append(
+                    UNIQUE_NAMES_UP.violation(
+                        step.index,
+                        f"{label}#{number} shown as {question_name(number)!r}",
+                        f"{label}#{number} shown as {name!r}",
+                    )
+                )
         questions_by_id: dict[str, list[str]] = defaultdict(list)
         for label, number, interrupt_id in shown(step):
             questions_by_id[interrupt_id].append(f"{label}#{number}")
