@@ -85,9 +85,8 @@ class NestedInterrupts(RuleBasedStateMachine):
             "version": TARGET.info.version,
             "capabilities": sorted(TARGET.info.capabilities),
         }
-        history = History(
-            "stateful", self.scenario.model_dump(mode="json"), target, tuple(self.records)
-        )
+        so_far = self.scenario.model_copy(update={"steps": tuple(self.steps)})
+        history = History("stateful", so_far.model_dump(mode="json"), target, tuple(self.records))
         assert check(history) == []
 
     def teardown(self) -> None:
