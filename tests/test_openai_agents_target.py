@@ -43,11 +43,12 @@ def test_the_installed_release_has_a_findings_file() -> None:
 def test_each_regression_violates_exactly_what_is_recorded_for_this_release(path: Path) -> None:
     history = run_scenario(TARGET, load_scenario(path), path.stem)
     seen = {violation.invariant for violation in check(history)}
-    recorded = {f.invariant for f in RECORDED if f.scenario == path.stem}
+    recorded = {f.invariant for f in RECORDED if f.scenario == path.stem and f.required}
+    racy = {f.invariant for f in RECORDED if f.scenario == path.stem and not f.required}
     if history.not_applicable:
         assert not recorded, f"{path.stem} is recorded but cannot run on openai-agents {VERSION}"
         return
-    assert seen == recorded, f"openai-agents {VERSION} on {path.stem}"
+    assert recorded <= seen <= recorded | racy, f"openai-agents {VERSION} on {path.stem}"
 
 
 def scenario(steps: list[Any], *, worker_b: bool = True, state: Any = None) -> dict[str, Any]:

@@ -87,3 +87,20 @@ def test_the_report_command_refuses_what_is_not_a_report(
     assert main(["report", str(path), "--reports", str(tmp_path / "out")]) == 2
     assert problem in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_finding_recorded_as_sometimes_may_show_and_may_not(tmp_path: Path) -> None:
+    from harness.findings import judge_findings, load_findings
+
+    (tmp_path / "sdk-1.0.yaml").write_text(
+        "target: sdk\nversion: '1.0'\nfindings:\n"
+        "  - {scenario: racy, invariants: [I2], sometimes: [I6], explanation: a race in the SDK}\n"
+    )
+    recorded = load_findings("sdk", "1.0", tmp_path)
+    shown = judge_findings({("racy", "I2"), ("racy", "I6")}, recorded, ["racy"])
+    hidden = judge_findings({("racy", "I2")}, recorded, ["racy"])
+    missing = judge_findings({("racy", "I6")}, recorded, ["racy"])
+    assert shown.passes
+    assert hidden.passes
+    assert not missing.passes
+    assert [f.invariant for f in missing.disappeared] == ["I2"]
