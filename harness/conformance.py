@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checkers import CHECKERS, Violation, applicable
-from harness.findings import Verdict, judge_findings, load_findings
+from harness.findings import Verdict, class_findings, judge_findings, load_classes, load_findings
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.base import Target
 from scenarios.model import Scenario
+from scenarios.statistics import classes_of
 
 Progress = Callable[[int, int, int], None]  # (done, total, violations so far)
 
@@ -85,14 +86,22 @@ def judge(
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
         seen = {(name, violation.invariant) for cell in found.values() for name, violation in cell}
-        verdict = judge_findings(
-            seen, load_findings(info.findings_name, info.version), [name for name, _ in scenarios]
-        )
+        recorded = load_findings(info.findings_name, info.version)
+        classes = load_classes(info.findings_name, info.version)
+        for name, scenario in scenarios if classes else ():
+            recorded += class_findings(
+                classes,
+                name,
+                classes_of(scenario),
+                histories[name].errors,
+                {invariant for scenario_name, invariant in seen if scenario_name == name},
+            )
+        verdict = judge_findings(seen, recorded, [name for name, _ in scenarios])
         result.verdicts[info.name] = verdict
-        recorded = {(finding.scenario, finding.invariant) for finding in verdict.expected}
+        expected = {(finding.scenario, finding.invariant) for finding in verdict.expected}
         result.cells[info.name] = {
             checker.id: Cell(
-                status=_status(checked[checker.id], found[checker.id], recorded),
+                status=_status(checked[checker.id], found[checker.id], expected),
                 checked=checked[checker.id],
                 violations=tuple(found[checker.id]),
             )

@@ -6,17 +6,28 @@ shows it and a one-line explanation.  A run then passes only when it finds exact
 there: a new violation fails it, and so does a recorded finding that no longer shows (the file
 must be updated, so the record stays true).  Matching is by (scenario, invariant); one entry may
 name several invariants that one bug breaks in one scenario, under one explanation.
+
+The generated suite draws hundreds of scenarios, and a known bug shows in many of them under
+names that change whenever a strategy does.  A findings file may therefore record a *class*: a
+bug already shown by a recorded regression file (``shown_by``), the invariants it breaks, and how
+to recognise a scenario it reaches: scenario classes of DESIGN.md the scenario must have (read off
+the scenario alone) and/or ``evidence``, a pattern the run's recorded errors must match.  A class
+covers only generated scenarios, and only the invariants it lists: any other violation in the
+same scenario is new.  A class is never required to show, since the sample changes.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from scenarios.statistics import CLASSES
 
 FINDINGS = Path(__file__).resolve().parent.parent / "scenarios" / "findings"
 
@@ -55,12 +66,69 @@ class Finding:
         }
 
 
+class FindingClass(BaseModel):
+    """A recorded bug as it shows in generated scenarios (see the module's docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: Annotated[str, Field(alias="class", pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    shown_by: Annotated[tuple[str, ...], Field(min_length=1)]
+    scenario_classes: tuple[str, ...] = ()
+    evidence: str | None = None
+    invariants: Annotated[tuple[InvariantId, ...], Field(min_length=1)]
+    explanation: Annotated[str, Field(min_length=10)]
+
+    @field_validator("scenario_classes")
+    @classmethod
+    def _known_classes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - set(CLASSES))
+        if unknown:
+            raise ValueError(f"unknown scenario class {unknown[0]!r}; expected one of DESIGN.md's")
+        return value
+
+    @field_validator("evidence")
+    @classmethod
+    def _a_pattern(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as failure:
+                raise ValueError(f"not a regular expression ({failure})") from None
+        return value
+
+    @model_validator(mode="after")
+    def _recognisable(self) -> FindingClass:
+        if not self.scenario_classes and self.evidence is None:
+            raise ValueError("a class needs scenario_classes or evidence to know its scenarios")
+        return self
+
+    def covers(self, scenario_classes: set[str], errors: Iterable[str]) -> bool:
+        """Whether a generated scenario with these classes and recorded errors is one of ours."""
+        if not set(self.scenario_classes) <= scenario_classes:
+            return False
+        pattern = self.evidence
+        return pattern is None or any(re.search(pattern, error) for error in errors)
+
+
 class FindingsFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     target: str
     version: str
     findings: tuple[FindingEntry, ...] = ()
+    classes: tuple[FindingClass, ...] = ()
+
+    @model_validator(mode="after")
+    def _classes_shown_by_recorded_files(self) -> FindingsFile:
+        recorded = {entry.scenario for entry in self.findings}
+        for index, found in enumerate(self.classes):
+            missing = [name for name in found.shown_by if name not in recorded]
+            if missing:
+                raise ValueError(
+                    f"classes.{index}.shown_by: {missing[0]!r} is not a scenario recorded in "
+                    "findings (a class must be shown by a recorded regression file)"
+                )
+        return self
 
 
 @dataclass(frozen=True)
@@ -79,9 +147,57 @@ def findings_path(target: str, version: str, directory: Path = FINDINGS) -> Path
 
 
 def load_findings(target: str, version: str, directory: Path = FINDINGS) -> tuple[Finding, ...]:
+    document = _read(target, version, directory)
+    if document is None:
+        return ()
+    return tuple(
+        Finding(
+            entry.scenario, invariant, entry.explanation, required=invariant in entry.invariants
+        )
+        for entry in document.findings
+        for invariant in (*entry.invariants, *entry.sometimes)
+    )
+
+
+def load_classes(target: str, version: str, directory: Path = FINDINGS) -> tuple[FindingClass, ...]:
+    document = _read(target, version, directory)
+    return () if document is None else document.classes
+
+
+GENERATED = "generated-"  # the names of generated scenarios, the only ones a class covers
+
+
+def class_findings(
+    classes: Iterable[FindingClass],
+    scenario: str,
+    scenario_classes: set[str],
+    errors: Iterable[str],
+    seen: Iterable[str],
+) -> tuple[Finding, ...]:
+    """The findings that recorded classes give one scenario: an invariant ``seen`` there that a
+    class covering the scenario lists (never required)."""
+    if not scenario.startswith(GENERATED):
+        return ()
+    errors = list(errors)
+    invariants = set(seen)
+    return tuple(
+        Finding(
+            scenario,
+            invariant,
+            f"in the recorded class `{found.name}` (shown by {', '.join(found.shown_by)})",
+            required=False,
+        )
+        for found in classes
+        if found.covers(scenario_classes, errors)
+        for invariant in found.invariants
+        if invariant in invariants
+    )
+
+
+def _read(target: str, version: str, directory: Path) -> FindingsFile | None:
     path = findings_path(target, version, directory)
     if not path.exists():
-        return ()
+        return None
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         document = FindingsFile.model_validate(data)
@@ -96,13 +212,7 @@ def load_findings(target: str, version: str, directory: Path = FINDINGS) -> tupl
             f"{path}: target/version say {document.target} {document.version}, "
             f"expected {target} {version}"
         )
-    return tuple(
-        Finding(
-            entry.scenario, invariant, entry.explanation, required=invariant in entry.invariants
-        )
-        for entry in document.findings
-        for invariant in (*entry.invariants, *entry.sometimes)
-    )
+    return document
 
 
 def judge_findings(

@@ -40,6 +40,17 @@ class History:
     control: History | None = None
     not_applicable: tuple[str, ...] = ()  # missing capabilities; then there are no steps
 
+    @property
+    def errors(self) -> list[str]:
+        """The errors and notes the steps observed (the control run's too), in order."""
+        own = [
+            str(step.observed[key])
+            for step in self.steps
+            for key in ("error", "note")
+            if step.observed.get(key) is not None
+        ]
+        return own + ([] if self.control is None else self.control.errors)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario_name": self.scenario_name,
