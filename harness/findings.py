@@ -57,13 +57,17 @@ class Finding:
     invariant: str
     explanation: str
     required: bool = True  # False: a race in the SDK shows it in some runs only
+    recorded_class: str | None = None  # set when a recorded class covers a generated scenario
 
     def to_json(self) -> dict[str, str]:
-        return {
+        shown = {
             "scenario": self.scenario,
             "invariant": self.invariant,
             "explanation": self.explanation,
         }
+        if self.recorded_class is not None:
+            shown["class"] = self.recorded_class
+        return shown
 
 
 class FindingClass(BaseModel):
@@ -186,6 +190,7 @@ def class_findings(
             invariant,
             f"in the recorded class `{found.name}` (shown by {', '.join(found.shown_by)})",
             required=False,
+            recorded_class=found.name,
         )
         for found in classes
         if found.covers(scenario_classes, errors)

@@ -189,10 +189,11 @@ def _findings(verdict: dict[str, Any] | None, name: str) -> list[str]:
         ("disappeared", "recorded findings that no longer show"),
     )
     for key, title in sections:
-        if not verdict[key]:
+        items = [item for item in verdict[key] if "class" not in item]
+        if not items:
             continue
         grouped: dict[tuple[str, str], list[str]] = {}
-        for item in verdict[key]:
+        for item in items:
             where = (item["scenario"], item.get("explanation", ""))
             grouped.setdefault(where, []).append(item["invariant"])
         lines += [f"## {name}: {title}", ""]
@@ -201,7 +202,25 @@ def _findings(verdict: dict[str, Any] | None, name: str) -> list[str]:
             for (scenario, why), invariants in grouped.items()
         ]
         lines.append("")
-    return lines
+    return lines + _classes(verdict["expected"], name)
+
+
+def _classes(expected: list[dict[str, Any]], name: str) -> list[str]:
+    """Generated scenarios a recorded class covers, a line per class (each scenario named)."""
+    by_class: dict[str, dict[str, list[str]]] = {}
+    for item in expected:
+        if "class" in item:
+            scenarios = by_class.setdefault(item["class"], {})
+            scenarios.setdefault(item["scenario"], []).append(item["invariant"])
+    if not by_class:
+        return []
+    lines = [f"## {name}: generated scenarios in recorded classes", ""]
+    for found, scenarios in by_class.items():
+        listed = ", ".join(
+            f"`{scenario}` ({', '.join(invariants)})" for scenario, invariants in scenarios.items()
+        )
+        lines.append(f"- class `{found}`, {_count(len(scenarios), 'scenario')}: {listed}")
+    return [*lines, ""]
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -64,6 +64,35 @@ def test_findings_are_grouped_by_scenario_and_explanation() -> None:
     assert "- **I1** `t`" in text
 
 
+def test_generated_scenarios_in_a_recorded_class_get_one_line_per_class() -> None:
+    document = renamed(reference_document(), "sdk", "1.0")
+    why = "in the recorded class `shared-id` (shown by twin-ids)"
+    document["findings"] = {
+        "sdk 1.0": {
+            "expected": [
+                {"scenario": "twin-ids", "invariant": "I2", "explanation": "one id for two"},
+                *(
+                    {"scenario": name, "invariant": i, "explanation": why, "class": "shared-id"}
+                    for name, i in [("generated-001", "I2"), ("generated-001", "O")]
+                ),
+                {
+                    "scenario": "generated-004",
+                    "invariant": "I2",
+                    "explanation": why,
+                    "class": "shared-id",
+                },
+            ],
+            "new": [],
+            "disappeared": [],
+        }
+    }
+    text = markdown(document)
+    assert "- **I2** `twin-ids`: one id for two" in text
+    assert "## sdk 1.0: generated scenarios in recorded classes" in text
+    assert "- class `shared-id`, 2 scenarios: `generated-001` (I2, O), `generated-004` (I2)" in text
+    assert "generated-001`:" not in text  # not listed again one by one
+
+
 def test_the_report_command_merges_files(tmp_path: Path) -> None:
     first, second = tmp_path / "a.json", tmp_path / "b.json"
     document = reference_document()
