@@ -47,6 +47,8 @@ FORMAT_SPECIFIC: Final = frozenset(
         "conversation_manager_other",
     }
 )
+# what any stored JSON document can suffer, whatever its format
+GENERIC: Final = frozenset(CORRUPTIONS) - FORMAT_SPECIFIC
 DESCRIPTIONS: Final[dict[str, str]] = {
     "schema_version_other": "the schema version is one the code does not know",
     "schema_version_missing": "the schema version field is gone",

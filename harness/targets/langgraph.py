@@ -60,7 +60,13 @@ from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
 from fakes.stores import MemoryStore
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
-from harness.targets.recorded import NOT_REBUILT, ErrorLog, RecordedSession, quiet_sdk_logs
+from harness.targets.recorded import (
+    NOT_REBUILT,
+    UUID,
+    ErrorLog,
+    RecordedSession,
+    quiet_sdk_logs,
+)
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -98,7 +104,6 @@ CAPABILITIES: Final = frozenset(
     }
 )
 
-UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 INTERRUPT_ID: Final = re.compile(r"\b[0-9a-f]{32}\b")
 
 

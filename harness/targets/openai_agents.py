@@ -28,14 +28,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from collections import Counter
 from collections.abc import AsyncIterator, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.corruption import CorruptionNotApplicable, newer_version
+from fakes.corruption import GENERIC, CorruptionNotApplicable, newer_version
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import question_name, reason
 from fakes.stores import FileStore
@@ -47,7 +46,13 @@ from harness.targets.base import (
     StoredContinuation,
     TargetInfo,
 )
-from harness.targets.recorded import NOT_REBUILT, ErrorLog, RecordedSession, quiet_sdk_logs
+from harness.targets.recorded import (
+    NOT_REBUILT,
+    UUID,
+    ErrorLog,
+    RecordedSession,
+    quiet_sdk_logs,
+)
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -68,22 +73,14 @@ NOT_SUPPORTED: Final = {
     "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
 }
-CORRUPTIONS: Final = frozenset(
-    {
-        "schema_version_other",
-        "schema_version_missing",
-        "schema_version_newer",
-        "field_missing",
-        "type_swap",
-        "truncated",
-        "deleted",
-        "foreign",
-        "key_deleted",
-        "value_swapped",
-        "document_truncated",
-    }
-)
-UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+# the generic damages, and the schema-level ones this format can take (RunStateFormat.damage)
+CORRUPTIONS: Final = GENERIC | {
+    "schema_version_other",
+    "schema_version_missing",
+    "schema_version_newer",
+    "field_missing",
+    "type_swap",
+}
 
 
 def sdk_version() -> str | None:

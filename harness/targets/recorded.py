@@ -8,9 +8,10 @@ behind a ``CorruptingStore`` that knows the target's continuation format.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from fakes.corruption import ContinuationFormat
 from fakes.crash import CrashPlan
@@ -18,6 +19,9 @@ from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
 from fakes.stores import CorruptingStore, Store
 from harness.targets.base import PendingInterrupt
+
+# a UUID in SDK output (ids the SDK draws itself), replaced before anything is recorded
+UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 NOT_REBUILT = "the agents could not be rebuilt from storage at the last restart"
 

@@ -43,6 +43,7 @@ from harness.targets.base import (
 from harness.targets.fake_model import conversation_of
 from harness.targets.recorded import (
     NOT_REBUILT,
+    UUID,
     ErrorLog,
     RecordedSession,
     quiet_sdk_logs,
@@ -69,7 +70,6 @@ UNSTABLE_KEYS: Final = frozenset(
 )
 
 
-UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIMESTAMP: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)?")
 
 
