@@ -44,6 +44,7 @@ DRAWN_CAPABILITIES: Final = frozenset(
     {
         "multi_question",
         "repeated_tool_use_ids",
+        "empty_tool_use_ids",
         "preserve_context",
         "storeless_sub_agents",
         "stateful_provider",
@@ -100,7 +101,12 @@ def _agent(
         "name": name,
         "actions": actions,
         "sub_agents": sub_agents,
-        "turns": _turns(draw, tools, repeats=can("repeated_tool_use_ids")),
+        "turns": _turns(
+            draw,
+            tools,
+            repeats=can("repeated_tool_use_ids"),
+            empty=can("empty_tool_use_ids"),
+        ),
     }
     if sub and can("preserve_context") and draw(st.integers(0, 3)) == 0:
         agent["preserve_context"] = True
@@ -118,17 +124,19 @@ def _agent(
     return agent
 
 
-def _turns(draw: Draw, tools: list[str], *, repeats: bool = True) -> list[list[dict[str, str]]]:
-    """An agent's scripted turns.  With ``repeats``, ids may be empty or come back in a later
-    turn; without, every id of the agent is distinct and non-empty (fresh ones once the
-    alphabet runs out)."""
+def _turns(
+    draw: Draw, tools: list[str], *, repeats: bool = True, empty: bool = True
+) -> list[list[dict[str, str]]]:
+    """An agent's scripted turns.  With ``repeats``, ids may come back in a later turn; without,
+    every id of the agent is distinct (fresh ones once the alphabet runs out).  With ``empty``,
+    an id may be empty."""
     if not tools:
         return []
     turns = []
     used: set[str] = set()
     for _ in range(draw(st.integers(1, 2))):
         called = draw(st.lists(st.sampled_from(tools), min_size=1, max_size=len(tools) + 1))
-        alphabet = [i for i in TOOL_USE_IDS if repeats or (i and i not in used)]
+        alphabet = [i for i in TOOL_USE_IDS if (i or empty) and (repeats or i not in used)]
         fresh = (f"u{n}" for n in count() if f"u{n}" not in used)
         alphabet += [next(fresh) for _ in range(len(called) - len(alphabet))]
         ids = draw(
@@ -223,7 +231,7 @@ def restore_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario
     can = _can(capabilities)
     names = count(1)
     sub_agents = []
-    ids = [i for i in TOOL_USE_IDS if i or can("repeated_tool_use_ids")]
+    ids = [i for i in TOOL_USE_IDS if i or can("empty_tool_use_ids")]
     for _ in range(draw(st.integers(1, 2))):
         name = f"s{next(names)}"
         sub: dict[str, Any] = {

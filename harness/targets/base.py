@@ -33,8 +33,10 @@ CAPABILITIES = {
     "corruption": "stored continuations can be located and corrupted",
     "continuation_bytes": "the stored continuations' sizes can be read",
     "public_events": "public events (stream, callbacks) can be recorded",
-    "repeated_tool_use_ids": "an agent's model may send an empty tool-use id, or one it already "
-    "used in an earlier turn (some SDKs require every id of a run to be new and non-empty)",
+    "repeated_tool_use_ids": "an agent's model may send a tool-use id it already used in an "
+    "earlier turn (some SDKs require every id of a run to be new)",
+    "empty_tool_use_ids": "an agent's model may send a tool use with an empty id (some SDKs "
+    "refuse it, or skip it as an incomplete block)",
     "storeless_sub_agents": "a preserve_context sub-agent without a store keeps its parked turn "
     "only in memory, so a restart loses it (the turn does not travel with the root's record)",
 }
@@ -137,6 +139,8 @@ def requirements(scenario: Scenario) -> set[str]:
                 needed.add("storeless_sub_agents")
         if _repeats_tool_use_ids(agent):
             needed.add("repeated_tool_use_ids")
+        if any(call.id == "" for turn in agent.turns for call in turn):
+            needed.add("empty_tool_use_ids")
         if agent.stateful_provider:
             needed.add("stateful_provider")
         if agent.window is not None:
@@ -155,11 +159,11 @@ def requirements(scenario: Scenario) -> set[str]:
 
 
 def _repeats_tool_use_ids(agent: Agent) -> bool:
-    """Whether the agent's scripted turns hold an empty id, or an id an earlier turn used."""
+    """Whether the agent's scripted turns hold an id an earlier turn used."""
     seen: set[str] = set()
     for turn in agent.turns:
         ids = [call.id for call in turn]
-        if "" in ids or seen & set(ids):
+        if seen & set(ids):
             return True
         seen.update(ids)
     return False

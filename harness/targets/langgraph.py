@@ -101,6 +101,7 @@ CAPABILITIES: Final = frozenset(
         "hook_interrupts",
         "public_events",
         "repeated_tool_use_ids",
+        "empty_tool_use_ids",
     }
 )
 

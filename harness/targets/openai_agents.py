@@ -68,8 +68,9 @@ NOT_SUPPORTED: Final = {
     "multi_question": "needs_approval asks once per tool call",
     "hook_interrupts": "no hook can pause a run for a human",
     "repeated_tool_use_ids": "the Model interface requires every call id of a run (and of its "
-    "resumes) to be new and non-empty; an empty one raises ModelBehaviorError, a repeated one "
-    "is taken for an already-completed call",
+    "resumes) to be new: a repeated one is taken for an already-completed call",
+    "empty_tool_use_ids": "the Model interface requires non-empty call ids: an empty one raises "
+    "ModelBehaviorError",
     "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
 }
