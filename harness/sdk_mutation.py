@@ -77,7 +77,7 @@ SDKS: Final = {
             "tests/strands/agent/test_agent.py",
             "tests/strands/tools/test_registry.py",
         ),
-        harness_tests=("tests/test_strands_target.py",),
+        harness_tests=("tests/test_strands_target.py", "tests/test_strands_agent_as_tool.py"),
     ),
 }
 
