@@ -37,6 +37,8 @@ import strands
 from pydantic import BaseModel
 from strands import ToolContext, tool
 from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
+from strands.middleware import ExecuteToolStage
+from strands.types.events import ToolResultEvent
 
 from fakes.log import AppendOnlyLog
 from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall, Turn, strip_marker
@@ -544,6 +546,55 @@ def test_the_sub_agents_progress_streams_through_the_orchestrator_tagged_with_it
     assert strip_marker("".join(chunks)) == "streamed answer"
 
 
+def test_the_wrapped_agent_runs_as_a_plain_tool_outside_an_agent_loop(tmp_path: Path) -> None:
+    """An ``AgentTool`` may be streamed by any executor, with no orchestrator in its invocation
+    state: the sub-agent still runs and the last event is its result for the call."""
+    sub_model = scripted(tmp_path, "researcher", Answer("direct answer"))
+    researcher = strands.Agent(model=sub_model, name="researcher", callback_handler=None)
+    wrapped = researcher.as_tool()
+    use = {"toolUseId": "direct-1", "name": "researcher", "input": {"input": "asked directly"}}
+
+    async def run() -> list[Any]:
+        return [event async for event in wrapped.stream(use, {})]
+
+    last = asyncio.run(run())[-1]
+    assert isinstance(last, ToolResultEvent)
+    assert prompts(sub_model) == ["asked directly"]
+    assert last.tool_result["toolUseId"] == "direct-1"
+    assert last.tool_result["status"] == "success"
+    assert said(last.tool_result["content"]) == ["direct answer"]
+
+
+def test_tool_middleware_sees_which_wrapped_agent_each_streamed_event_comes_from(
+    tmp_path: Path,
+) -> None:
+    """The sub-agent's events reach the orchestrator's tool middleware carrying the
+    agent-as-tool that produced them (``agent_as_tool``), so a middleware can tell sub-agent
+    progress from other tool output."""
+    researcher = strands.Agent(
+        model=scripted(tmp_path, "researcher", Answer("found")),
+        name="researcher",
+        callback_handler=None,
+    )
+    model = scripted(tmp_path, "orchestrator", calls(("lookup", "call-1", "find it")), Answer("ok"))
+    orchestrator = strands.Agent(
+        model=model, tools=[researcher.as_tool(name="lookup")], callback_handler=None
+    )
+    sources: list[tuple[str, str]] = []
+
+    async def watch(context: Any, next_fn: Any) -> AsyncIterator[Any]:
+        async for event in next_fn(context):
+            source = getattr(event, "agent_as_tool", None)
+            if source is not None:
+                sources.append((source.tool_name, source.agent.name))
+            yield event
+
+    orchestrator.add_middleware(ExecuteToolStage, watch)
+    assert orchestrator("go").stop_reason == "end_turn"
+    assert sources
+    assert set(sources) == {("lookup", "researcher")}
+
+
 # --- a human approves the call first ---------------------------------------------------------
 
 
@@ -637,13 +688,37 @@ class Clerk:
         return path, json.loads(path.read_text())
 
 
+def streamed(agent: Any, prompt: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """The result of ``stream_async`` and every event it yielded."""
+
+    async def collect() -> list[dict[str, Any]]:
+        return [event async for event in agent.stream_async(prompt)]
+
+    events = asyncio.run(collect())
+    return events[-1]["result"], events
+
+
+def interrupted_calls(events: list[dict[str, Any]]) -> list[tuple[str, list[str]]]:
+    """(toolUseId, interrupt ids) of each interrupted tool call the stream reported."""
+    return [
+        (
+            event["tool_interrupt_event"]["tool_use"]["toolUseId"],
+            [interrupt.id for interrupt in event["tool_interrupt_event"]["interrupts"]],
+        )
+        for event in events
+        if "tool_interrupt_event" in event
+    ]
+
+
 def _interrupted(workdir: Path) -> tuple[Clerk, str]:
+    """The clerk's question reaches the caller, reported on the call that raised it."""
     office = Clerk(workdir)
     orchestrator, _, _ = office.build()
-    asked = orchestrator("file the form")
+    asked, events = streamed(orchestrator, "file the form")
     assert asked.stop_reason == "interrupt"
     [question] = asked.interrupts
     assert question.name == "stamp-approval"
+    assert interrupted_calls(events) == [("call-1", [question.id])]
     return office, question.id
 
 
@@ -716,8 +791,10 @@ def test_an_unreadable_sub_agent_turn_asks_its_question_again(tmp_path: Path) ->
 
     _damage_turn(office, unreadable)
     orchestrator, model, clerk_model = office.build()
-    again = _approve(orchestrator, question)
+    responses = [{"interruptResponse": {"interruptId": question, "response": "approve"}}]
+    again, events = streamed(orchestrator, responses)
     assert again.stop_reason == "interrupt"
+    assert interrupted_calls(events) == [("call-1", [question])]
     assert [(asked.id, asked.name) for asked in again.interrupts] == [(question, "stamp-approval")]
     assert office.stamped == []
     assert not clerk_model.requests
