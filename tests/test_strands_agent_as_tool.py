@@ -36,7 +36,7 @@ import pytest
 import strands
 from pydantic import BaseModel
 from strands import ToolContext, tool
-from strands.hooks import BeforeToolCallEvent, HookProvider, HookRegistry
+from strands.hooks import AfterToolsEvent, BeforeToolCallEvent, HookProvider, HookRegistry
 from strands.middleware import ExecuteToolStage
 from strands.types.events import ToolResultEvent
 
@@ -407,6 +407,86 @@ def test_a_delegated_answer_is_the_orchestrators_final_answer_block_by_block(
     sent = tool_results(orchestrator.messages[-2])["call-1"]
     assert sent["status"] == "success"
     assert said(sent["content"]) == ["your balance is 12 EUR", *more]
+
+
+class EndTurnWith(HookProvider):
+    """Ends the agent's turn after its tool batch with prepared content blocks (the documented
+    ``AfterToolsEvent.end_turn``): the blocks become its final message."""
+
+    def __init__(self, blocks: list[dict[str, Any]]) -> None:
+        self.blocks = blocks
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(AfterToolsEvent, self.end)
+
+    def end(self, event: AfterToolsEvent) -> None:
+        event.end_turn = json.loads(json.dumps(self.blocks))
+
+
+CITATION = {
+    "title": "rate card",
+    "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 9}},
+    "sourceContent": [{"text": "12 EUR"}],
+}
+
+
+@pytest.mark.parametrize(
+    ("final", "handed"),
+    [
+        (
+            [
+                {
+                    "citationsContent": {
+                        "citations": [CITATION],
+                        "content": [{}, {"text": "12 EUR"}],
+                    }
+                },
+                {"citationsContent": {"citations": [CITATION]}},
+                {"text": "see the rate card"},
+            ],
+            [{"text": "12 EUR"}, {"text": "see the rate card"}],
+        ),
+        (
+            [{"json": {"balance": 12}}, {"text": "in EUR"}],
+            [{"json": {"balance": 12}}, {"text": "in EUR"}],
+        ),
+    ],
+    ids=["citations-with-and-without-text", "json-then-text"],
+)
+def test_a_delegated_final_message_is_handed_back_block_by_block(
+    tmp_path: Path, final: list[dict[str, Any]], handed: list[dict[str, Any]]
+) -> None:
+    """A delegated sub-agent whose final message a hook composed: its text and json blocks are
+    handed back as they are, a citations block as the text it cites (none if it cites none)."""
+
+    @tool
+    def read_rate_card() -> str:
+        """Read the rate card."""
+        return "12 EUR"
+
+    billing = strands.Agent(
+        model=scripted(
+            tmp_path,
+            "billing",
+            CallTools((ToolCall("read_rate_card", "read-1"),)),
+            Answer("unused"),
+        ),
+        name="billing",
+        tools=[read_rate_card],
+        hooks=[EndTurnWith(final)],
+        callback_handler=None,
+    )
+    model = scripted(
+        tmp_path, "orchestrator", calls(("billing", "call-1", "balance?")), Answer("unreached")
+    )
+    orchestrator = strands.Agent(
+        model=model, tools=[billing.as_tool(delegate=True)], callback_handler=None
+    )
+    assert orchestrator("what is my balance?").stop_reason == "end_turn"
+    assert len(model.requests) == 1
+    sent = tool_results(orchestrator.messages[-2])["call-1"]
+    assert sent["status"] == "success"
+    assert sent["content"] == handed
 
 
 def test_a_delegated_sub_agent_that_says_nothing_hands_back_empty_text(tmp_path: Path) -> None:
