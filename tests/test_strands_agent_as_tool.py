@@ -7,18 +7,23 @@ relies on when it calls a sub-agent as a tool, each from the SDK's documented be
 * the tool the orchestrator's model is offered (its name and description, the delegation note);
 * the tool result the orchestrator's model is sent next: for the call's toolUseId, status success
   and the sub-agent's final answer (its text, cited text, or structured output as json), or
-  status error when the sub-agent fails, is cancelled with the orchestrator, or is busy;
-* delegation: the sub-agent's answer becomes the orchestrator's final answer;
+  status error when the sub-agent fails, is cancelled with the orchestrator, or is busy; the
+  prompt the sub-agent is asked, even when the model sends the input bare or not at all;
+* delegation: the sub-agent's final message, block by block, becomes the orchestrator's;
 * ``preserve_context=False``: every call starts from the messages and state the sub-agent had
   when it was wrapped, whatever happened to it in between; ``preserve_context=True`` keeps them;
-* the sub-agent's progress streams through the orchestrator, tagged with the call it serves;
-* a sub-agent call a human approves first (an orchestrator hook interrupt) runs fresh on resume.
+* the sub-agent's progress streams through the orchestrator, tagged with the call it serves
+  (and, for tool middleware, with the agent-as-tool itself); the tool also runs with no
+  orchestrator at all;
+* a sub-agent call a human approves first (an orchestrator hook interrupt) runs fresh on resume;
+* an interrupted sub-agent resumes after a restart; if its stored turn is lost or unreadable,
+  the caller is told the human's response was not applied, or is asked the question again.
 
 Every agent is a real ``strands.Agent``; the scripted model (``fakes.model`` behind
 ``harness.targets.strands.model_class``) is the only stand-in, and it records what each request
 carried: that record is how the tests see what the caller received.  The expectations come from
 each scenario's script (what the sub-agent answers, which call it serves), never from running the
-adapter.  The file runs in about a second: ``python -m harness mutate --sdk strands`` runs it
+adapter.  The file runs in about two seconds: ``python -m harness mutate --sdk strands`` runs it
 against every mutant of the SDK's ``_agent_as_tool.py``.
 """
 
@@ -89,28 +94,21 @@ def prompts(model: Any, request: int = 0) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    ("description", "agent_description", "delegate", "offered"),
-    [
-        ("Looks things up in the archive", "Finds facts", False, "Looks things up in the archive"),
-        (None, "Finds facts", False, "Finds facts"),
-    ],
+    ("description", "offered"),
+    [("Looks things up in the archive", "Looks things up in the archive"), (None, "Finds facts")],
 )
 def test_the_offered_tool_is_described_by_the_call_or_else_by_the_agent(
-    tmp_path: Path,
-    description: str | None,
-    agent_description: str,
-    delegate: bool,
-    offered: str,
+    tmp_path: Path, description: str | None, offered: str
 ) -> None:
     """An explicit description wins; without one, the agent's own description is used."""
     model = scripted(tmp_path, "orchestrator", Answer("nothing to do"))
     researcher = strands.Agent(
         model=scripted(tmp_path, "researcher", Answer("unused")),
         name="researcher",
-        description=agent_description,
+        description="Finds facts",
         callback_handler=None,
     )
-    wrapped = researcher.as_tool(description=description, delegate=delegate)
+    wrapped = researcher.as_tool(description=description)
     strands.Agent(model=model, tools=[wrapped], callback_handler=None)("hello")
     [spec] = model.requests[0]["tool_specs"]
     assert spec["name"] == "researcher"
@@ -147,10 +145,10 @@ def test_a_delegating_tool_keeps_its_description_and_adds_the_delegation_note(
         callback_handler=None,
     )
     description = "Handles billing questions" if explicit else None
-    strands.Agent(model=model, tools=[billing.as_tool(description=description, delegate=True)])(
-        "hello"
-    )
-    strands.Agent(model=plain, tools=[billing.as_tool(description=description)])("hello")
+    delegating_tool = billing.as_tool(description=description, delegate=True)
+    strands.Agent(model=model, tools=[delegating_tool], callback_handler=None)("hello")
+    plain_tool = billing.as_tool(description=description)
+    strands.Agent(model=plain, tools=[plain_tool], callback_handler=None)("hello")
     [delegating] = model.requests[0]["tool_specs"]
     [not_delegating] = plain.requests[0]["tool_specs"]
     assert not_delegating["description"] == "Handles billing questions"
