@@ -56,7 +56,7 @@ def scripted(workdir: Path, agent: str, *turns: Turn, outage: str | None = None)
     """A real strands model playing ``turns`` for any prompt, recording every request."""
     journal = AppendOnlyLog(workdir / f"{agent}.jsonl")
     core = ScriptedModel(agent, AgentScript(default=turns), journal)
-    return ScriptedStrandsModel(core, outage=outage)
+    return ScriptedStrandsModel(core, outage=outage, record=True)
 
 
 def calls(*uses: tuple[str, str, str]) -> CallTools:

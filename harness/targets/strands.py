@@ -131,12 +131,16 @@ def model_class() -> type:
     class ScriptedStrandsModel(Model):  # type: ignore[misc]
         """The scripted model core behind the SDK's real model interface."""
 
-        def __init__(self, core: ScriptedModel, *, outage: str | None = None) -> None:
+        def __init__(
+            self, core: ScriptedModel, *, outage: str | None = None, record: bool = False
+        ) -> None:
             self.core = core
             self.config: dict[str, Any] = {"model_id": f"scripted:{core.agent}"}
             # a provider that is down refuses every request with this message
             self.outage = outage
-            # what each request carried (messages, tool specs), as the provider received it
+            # with ``record``: what each request carried (messages, tool specs), as the provider
+            # received it (off for scenario runs, which observe only what a user sees)
+            self.record = record
             self.requests: list[dict[str, Any]] = []
 
         def update_config(self, **model_config: Any) -> None:
@@ -155,9 +159,10 @@ def model_class() -> type:
             system_prompt: Any = None,
             **kwargs: Any,
         ) -> AsyncIterator[dict[str, Any]]:
-            self.requests.append(
-                copy.deepcopy({"messages": messages, "tool_specs": tool_specs or []})
-            )
+            if self.record:
+                self.requests.append(
+                    copy.deepcopy({"messages": messages, "tool_specs": tool_specs or []})
+                )
             if self.outage is not None:
                 raise ProviderError(self.outage)
             model_state = kwargs.get("model_state")
