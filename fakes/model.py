@@ -42,9 +42,13 @@ class ScriptError(LookupError):
 
 @dataclass(frozen=True)
 class ToolCall:
+    """A tool call; ``raw_input``, when given, is the arguments exactly as the model streams
+    them (JSON text), for a model that sends arguments that are not an object."""
+
     tool: str
     tool_use_id: str
     input: Mapping[str, Any] = field(default_factory=dict)
+    raw_input: str | None = None
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,13 @@ class CallTools:
 
 @dataclass(frozen=True)
 class Answer:
+    """A text answer; ``cites`` names the sources it cites (a target whose SDK carries
+    citations attaches them to the text, others ignore them) and ``more`` holds further
+    paragraphs, each its own text block where the SDK has blocks (others ignore them)."""
+
     text: str
+    cites: tuple[str, ...] = ()
+    more: tuple[str, ...] = ()
 
 
 Turn = CallTools | Answer

@@ -226,6 +226,12 @@ def build_parser() -> argparse.ArgumentParser:
         "(default build/sdk-mutation)",
     )
     mutate.add_argument(
+        "--suite",
+        metavar="NAME",
+        help="with --sdk: rebuild and rerun only this suite's tree (sdk or harness) and reuse the "
+        "other tree's last results",
+    )
+    mutate.add_argument(
         "--report-only",
         action="store_true",
         help="with --sdk: rebuild the report from the scratch trees' last run (after a review)",
@@ -438,6 +444,8 @@ def _mutate(arguments: argparse.Namespace) -> int:
         return _mutate_sdk(arguments)
     if arguments.report_only:
         raise BadInput("--report-only: only with --sdk")
+    if arguments.suite is not None:
+        raise BadInput("--suite: only with --sdk")
     try:
         mutation.load_equivalent()
         report = mutation.mutate(mutation.ROOT, arguments.since, arguments.max_children)
@@ -460,12 +468,23 @@ def _mutate_sdk(arguments: argparse.Namespace) -> int:
     if sdk is None:
         known = ", ".join(sorted(sdk_mutation.SDKS))
         raise BadInput(f"--sdk: unknown SDK {arguments.sdk!r}; expected one of: {known}")
+    suites: tuple[str, ...] = sdk_mutation.SUITES
+    if arguments.suite is not None:
+        if arguments.suite not in sdk_mutation.SUITES:
+            expected = ", ".join(sdk_mutation.SUITES)
+            raise BadInput(
+                f"--suite: unknown suite {arguments.suite!r}; expected one of: {expected}"
+            )
+        if arguments.report_only:
+            raise BadInput("--suite: not with --report-only (which reruns no suite)")
+        suites = (arguments.suite,)
     try:
         report = sdk_mutation.mutate_sdk(
             sdk,
             arguments.workdir.resolve(),
             arguments.max_children,
             rerun=not arguments.report_only,
+            suites=suites,
         )
     except MutationError as problem:
         raise BadInput(str(problem)) from None

@@ -77,7 +77,7 @@ SDKS: Final = {
             "tests/strands/agent/test_agent.py",
             "tests/strands/tools/test_registry.py",
         ),
-        harness_tests=("tests/test_strands_target.py",),
+        harness_tests=("tests/test_strands_target.py", "tests/test_strands_agent_as_tool.py"),
     ),
 }
 
@@ -368,18 +368,27 @@ def mutate_sdk(
     progress: Callable[[str], None] | None = None,
     *,
     rerun: bool = True,
+    suites: Iterable[str] = SUITES,
 ) -> dict[str, Any]:
     """Copy the installed SDK into scratch trees under ``workdir``, run mutmut with each suite,
-    and build the report document.  Without ``rerun``, read the trees' last results instead
-    (after editing the reviewed file, say)."""
+    and build the report document.  Only the ``suites`` named are rebuilt and rerun (after
+    editing the harness's tests, say, the SDK's suite need not run again); the others' last
+    results are read back.  Without ``rerun``, read every tree's last results instead (after
+    editing the reviewed file, say)."""
+    rerun_suites = frozenset(suites) if rerun else frozenset()
+    unknown = sorted(rerun_suites - set(SUITES))
+    if unknown:
+        raise MutationError(f"unknown suite {unknown[0]!r}; expected one of: {', '.join(SUITES)}")
     package_dir, release = installed(sdk)
     reviewed = load_reviewed(equivalents_file(sdk, release))
-    sdk_tests = fetch_sdk_tests(sdk, release, workdir / "download") if rerun else None
+    sdk_tests = None
+    if "sdk" in rerun_suites:
+        sdk_tests = fetch_sdk_tests(sdk, release, workdir / "download")
     results: dict[str, dict[str, Mutant]] = {}
     unmutated: list[str] = []
     for suite in SUITES:
         tree = workdir / f"{sdk.name}-{release}" / suite
-        if rerun:
+        if suite in rerun_suites:
             if progress is not None:
                 progress(f"{suite} suite: mutmut in {tree}")
             prepare_tree(tree, suite, sdk, package_dir, sdk_tests)

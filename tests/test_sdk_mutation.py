@@ -4,6 +4,7 @@ rates.  (Running mutmut on the SDK itself is ``python -m harness mutate --sdk st
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 import textwrap
@@ -255,6 +256,15 @@ def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_pat
         (["--sdk", "nope"], "--sdk: unknown SDK 'nope'; expected one of: strands"),
         (["--sdk", "strands", "--since", "HEAD"], "--since: not with --sdk"),
         (["--report-only"], "--report-only: only with --sdk"),
+        (
+            ["--sdk", "strands", "--suite", "own"],
+            "--suite: unknown suite 'own'; expected one of: sdk, harness",
+        ),
+        (["--suite", "harness"], "--suite: only with --sdk"),
+        (
+            ["--sdk", "strands", "--suite", "sdk", "--report-only"],
+            "--suite: not with --report-only",
+        ),
     ],
 )
 def test_a_bad_sdk_option_exits_2_with_one_line(
@@ -271,3 +281,60 @@ def test_a_bad_sdk_option_exits_2_with_one_line(
     assert message in finished.stderr
     assert len(finished.stderr.strip().splitlines()) == 1
     assert not list(tmp_path.iterdir())
+
+
+MODULE = "strands/agent/_agent_as_tool.py"
+REWRITTEN = "\n".join(ast.unparse(function) for function in MUTANTS.values()) + "\n"
+
+
+def _ran(tree: Path, codes: dict[int, int]) -> None:
+    """What ``mutmut run`` leaves in a tree: the rewritten module and each mutant's exit code."""
+    module = tree / "mutants" / MODULE
+    module.parent.mkdir(parents=True, exist_ok=True)
+    module.write_text(REWRITTEN)
+    keys = {f"strands.agent._agent_as_tool.x_f__mutmut_{n}": code for n, code in codes.items()}
+    (tree / "mutants" / f"{MODULE}.meta").write_text(json.dumps({"exit_code_by_key": keys}))
+
+
+def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--suite harness``: only the harness's tree is rebuilt and run again; the SDK's tree is
+    neither rebuilt nor run (nor its sdist fetched), and its last results join the new ones."""
+    package = tmp_path / "site" / "strands"
+    (package / "agent").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "agent" / "_agent_as_tool.py").write_text(SOURCE)
+    workdir = tmp_path / "work"
+    own_tree, harness_tree = workdir / "strands-9.9" / "sdk", workdir / "strands-9.9" / "harness"
+    sdk = SDKS["strands"]
+    sdk_tests = tmp_path / "sdist" / "tests"
+    sdk_tests.mkdir(parents=True)
+    sdk_mutation.prepare_tree(own_tree, "sdk", sdk, package, sdk_tests)
+    _ran(own_tree, {3: 1, 4: 0, 5: 1})  # the SDK's suite: 3 and 5 killed, 4 survived
+    harness_tree.mkdir(parents=True)
+    (harness_tree / "stale").write_text("left by the previous run")
+    runs: list[Path] = []
+
+    def run_mutmut(tree: Path, patterns: list[str], max_children: int) -> None:
+        runs.append(tree)
+        assert (tree / "tests" / "test_strands_target.py").exists()
+        _ran(tree, {3: 0, 4: 1, 5: 1})  # the harness: 4 and 5 killed, 3 survived
+
+    def no_download(*arguments: object) -> Path:
+        raise AssertionError("the SDK's own tests are fetched only to rerun its suite")
+
+    monkeypatch.setattr(sdk_mutation, "installed", lambda _: (package, "9.9"))
+    monkeypatch.setattr(sdk_mutation, "fetch_sdk_tests", no_download)
+    monkeypatch.setattr(sdk_mutation, "run_mutmut", run_mutmut)
+    report = sdk_mutation.mutate_sdk(sdk, workdir, 1, suites=("harness",))
+    assert runs == [harness_tree]
+    assert not (harness_tree / "stale").exists()
+    rows = {row["mutant"].rsplit("_", 1)[-1]: row for row in report["mutants"]}
+    assert {n: (row["sdk"], row["harness"]) for n, row in rows.items()} == {
+        "3": ("killed", "survived"),
+        "4": ("survived", "killed"),
+        "5": ("killed", "killed"),
+    }
+    with pytest.raises(sdk_mutation.MutationError, match="unknown suite 'own'"):
+        sdk_mutation.mutate_sdk(sdk, workdir, 1, suites=("own",))

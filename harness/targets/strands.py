@@ -21,6 +21,7 @@ stored turns in the session files.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 import re
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable, damage_envelope
-from fakes.model import Answer, ScriptedModel, strip_marker
+from fakes.model import Answer, ProviderError, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, question_name, reason
 from harness.targets.base import (
     CAPABILITIES,
@@ -132,9 +133,17 @@ def model_class() -> type:
     class ScriptedStrandsModel(Model):  # type: ignore[misc]
         """The scripted model core behind the SDK's real model interface."""
 
-        def __init__(self, core: ScriptedModel) -> None:
+        def __init__(
+            self, core: ScriptedModel, *, outage: str | None = None, record: bool = False
+        ) -> None:
             self.core = core
             self.config: dict[str, Any] = {"model_id": f"scripted:{core.agent}"}
+            # a provider that is down refuses every request with this message
+            self.outage = outage
+            # with ``record``: what each request carried (messages, tool specs), as the provider
+            # received it (off for scenario runs, which observe only what a user sees)
+            self.record = record
+            self.requests: list[dict[str, Any]] = []
 
         def update_config(self, **model_config: Any) -> None:
             self.config.update(model_config)
@@ -152,14 +161,24 @@ def model_class() -> type:
             system_prompt: Any = None,
             **kwargs: Any,
         ) -> AsyncIterator[dict[str, Any]]:
+            if self.record:
+                self.requests.append(
+                    copy.deepcopy({"messages": messages, "tool_specs": tool_specs or []})
+                )
+            if self.outage is not None:
+                raise ProviderError(self.outage)
             model_state = kwargs.get("model_state")
             if model_state is None:
                 model_state = {}
             scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
             yield {"messageStart": {"role": "assistant"}}
             if isinstance(scripted.turn, Answer):
-                for event in _text_block(f"{scripted.marker} {scripted.turn.text}"):
+                text = f"{scripted.marker} {scripted.turn.text}"
+                for event in _text_block(text, scripted.turn.cites):
                     yield event
+                for paragraph in scripted.turn.more:
+                    for event in _text_block(paragraph):
+                        yield event
                 yield {"messageStop": {"stopReason": "end_turn"}}
                 return
             for event in _text_block(scripted.marker):
@@ -170,7 +189,9 @@ def model_class() -> type:
                         "start": {"toolUse": {"toolUseId": call.tool_use_id, "name": call.tool}}
                     }
                 }
-                payload = json.dumps(dict(call.input))
+                payload = call.raw_input
+                if payload is None:
+                    payload = json.dumps(dict(call.input))
                 yield {"contentBlockDelta": {"delta": {"toolUse": {"input": payload}}}}
                 yield {"contentBlockStop": {}}
             yield {"messageStop": {"stopReason": "tool_use"}}
@@ -178,10 +199,27 @@ def model_class() -> type:
     return ScriptedStrandsModel
 
 
-def _text_block(text: str) -> list[dict[str, Any]]:
+def _text_block(text: str, cites: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """One text block; each cited source streams as a citation delta (the SDK then builds a
+    ``citationsContent`` block around the text)."""
+    citations = [
+        {
+            "contentBlockDelta": {
+                "delta": {
+                    "citation": {
+                        "title": source,
+                        "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 1}},
+                        "sourceContent": [{"text": text}],
+                    }
+                }
+            }
+        }
+        for source in cites
+    ]
     return [
         {"contentBlockStart": {"start": {}}},
         {"contentBlockDelta": {"delta": {"text": text}}},
+        *citations,
         {"contentBlockStop": {}},
     ]
 
