@@ -13,6 +13,7 @@ reason it cannot change behaviour; any other survivor fails the run (exit 1).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -191,19 +192,23 @@ def changed_functions(workdir: Path, since: str, files: Iterable[str]) -> list[s
 
 
 def _functions(path: Path) -> dict[str, tuple[int, int]]:
-    import ast
-
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    found: dict[str, tuple[int, int]] = {}
+    return {
+        name: (function.lineno, function.end_lineno or function.lineno)
+        for name, function in functions_of(tree)
+    }
 
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                found[prefix + child.name] = (child.lineno, child.end_lineno or child.lineno)
-            elif isinstance(child, ast.ClassDef):
-                visit(child, f"{child.name}.")
 
-    visit(tree, "")
+def functions_of(
+    tree: ast.AST, prefix: str = ""
+) -> list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function and method in a syntax tree, by qualified name ("Class.method")."""
+    found: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    for child in ast.iter_child_nodes(tree):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            found.append((prefix + child.name, child))
+        elif isinstance(child, ast.ClassDef):
+            found.extend(functions_of(child, f"{prefix}{child.name}."))
     return found
 
 

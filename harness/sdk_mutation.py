@@ -34,7 +34,7 @@ from typing import Any, Final
 
 import yaml
 
-from harness.mutation import ROOT, Mutant, MutationError, read_results, run_mutmut
+from harness.mutation import ROOT, Mutant, MutationError, functions_of, read_results, run_mutmut
 
 SUITES: Final = ("sdk", "harness")
 BEHAVIOUR: Final = "behaviour"
@@ -132,7 +132,7 @@ def strip_neutral_decorators(source: str, neutral: Iterable[str]) -> tuple[str, 
     dropped: set[int] = set()
     unmutated: list[str] = []
     names = frozenset(neutral)
-    for qualified, function in _functions(tree):
+    for qualified, function in functions_of(tree):
         kept = []
         for decorator in function.decorator_list:
             if _decorator_name(decorator) in names:
@@ -155,16 +155,6 @@ def _decorator_name(decorator: ast.expr) -> str:
 
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
-
-
-def _functions(tree: ast.AST, prefix: str = "") -> list[tuple[str, Function]]:
-    found: list[tuple[str, Function]] = []
-    for child in ast.iter_child_nodes(tree):
-        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-            found.append((prefix + child.name, child))
-        elif isinstance(child, ast.ClassDef):
-            found.extend(_functions(child, f"{prefix}{child.name}."))
-    return found
 
 
 MUTMUT_SECTION: Final = """
@@ -232,7 +222,7 @@ def mutant_functions(tree: Path, sdk: Sdk) -> dict[str, Function]:
     if not path.exists():
         raise MutationError(f"{path}: mutmut wrote no mutants")
     parsed = ast.parse(path.read_text(encoding="utf-8"))
-    return {function.name: function for _, function in _functions(parsed)}
+    return {function.name: function for _, function in functions_of(parsed)}
 
 
 def _original_name(mutant: str) -> str:
