@@ -4,11 +4,11 @@ harness overhead is the time of ``run_scenario`` on the strands target over this
 
 from __future__ import annotations
 
-import tempfile
 from typing import Any
 
 from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel
+from harness.scratch import scratch_directory
 from harness.targets.reference import agent_script
 from harness.targets.strands import INPUT_FIELD, model_class
 from scenarios.loading import parse_scenario
@@ -67,7 +67,7 @@ def run_directly() -> str:
         name="clerk",
         callback_handler=None,
     )
-    with tempfile.TemporaryDirectory(prefix="direct-") as directory:
+    with scratch_directory("direct-") as directory:
         root = Agent(
             model=model(
                 ScriptedModel("orchestrator", agent_script(scenario.tree, INPUT_FIELD), journal)

@@ -1,7 +1,10 @@
 """An append-only log of JSON records, in memory or as JSON lines in a file.
 
 The file form is what lets the ledger and the request journal outlive a restart: a rebuilt
-object opens the same path and sees every earlier record.
+object opens the same path and sees every earlier record.  Another writer of the same file (a
+child process under ``--isolation process``) is seen too: ``records`` always reads the file, but
+only the lines added since its last read, so a session that reads its logs after every step reads
+each record from the file once, not once per step.
 """
 
 from __future__ import annotations
@@ -24,27 +27,41 @@ class AppendOnlyLog:
     ) -> None:
         """The hooks run before and after each record is appended (crash points)."""
         self.path = path
-        self._memory: list[Record] = []
         self.before_append = before_append
         self.after_append = after_append
+        self._lines: list[str] = []  # the records as JSON text: in memory, or the file's so far
+        self._offset = 0  # bytes of the file read so far: always the end of a whole line
 
     def append(self, record: Record) -> None:
         if self.before_append is not None:
             self.before_append()
         line = json.dumps(record, sort_keys=True, ensure_ascii=False)
         if self.path is None:
-            self._memory.append(json.loads(line))
+            self._lines.append(line)
         else:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not self.path.parent.is_dir():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
         if self.after_append is not None:
             self.after_append()
 
     def records(self) -> list[Record]:
-        if self.path is None:
-            return json.loads(json.dumps(self._memory))  # type: ignore[no-any-return]
-        if not self.path.exists():
-            return []
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line]
+        """Every record so far, in order, as fresh objects: changing them changes no log."""
+        lines = self._lines if self.path is None else self._file_lines(self.path)
+        return json.loads(f"[{','.join(lines)}]")  # type: ignore[no-any-return]
+
+    def _file_lines(self, path: Path) -> list[str]:
+        try:
+            with path.open("rb") as handle:
+                if handle.seek(0, 2) < self._offset:  # replaced by a shorter file: read anew
+                    self._lines, self._offset = [], 0
+                handle.seek(self._offset)
+                added = handle.read()
+        except FileNotFoundError:
+            self._lines, self._offset = [], 0
+            return self._lines
+        complete = added[: added.rfind(b"\n") + 1]  # a line still being written waits
+        self._lines.extend(line for line in complete.decode("utf-8").splitlines() if line)
+        self._offset += len(complete)
+        return self._lines

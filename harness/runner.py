@@ -8,13 +8,13 @@ fresh target session: that restart-free run is the control the history is compar
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from fakes.corruption import CorruptionNotApplicable
 from harness.history import History, StepRecord
+from harness.scratch import scratch_directory
 from harness.targets.base import (
     Observation,
     PendingInterrupt,
@@ -67,7 +67,7 @@ def has_control(scenario: Scenario) -> bool:
 
 
 def _record(target: Target, scenario: Scenario) -> tuple[StepRecord, ...]:
-    with tempfile.TemporaryDirectory(prefix="nested-interrupt-") as workdir:
+    with scratch_directory("nested-interrupt-") as workdir:
         session = target.start(scenario, Path(workdir))
         return tuple(Recorder(session, scenario).steps())
 

@@ -19,14 +19,20 @@ Rules this module keeps:
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from harness.reference.conversation import ConversationManager, NullConversationManager
 from harness.reference.naming import tool_interrupt_id
-from harness.reference.state import JSON, AgentState, Interrupt, InterruptState, Message
+from harness.reference.state import (
+    JSON,
+    AgentState,
+    Interrupt,
+    InterruptState,
+    Message,
+    copy_json,
+)
 
 PENDING_TOOL_CALL = "tool_use_message"
 RESULTS_SO_FAR = "tool_results"
@@ -209,8 +215,8 @@ class Agent:
                 work.messages, work.conversation_manager_state
             )
         )
-        model_state = copy.deepcopy(work.model_state)
-        reply = self.model(copy.deepcopy(work.messages), model_state)
+        model_state = copy_json(work.model_state)
+        reply = self.model(copy_json(work.messages), model_state)
         work.model_state = model_state
         work.model_turns += 1
         return reply
@@ -243,7 +249,7 @@ class Agent:
             parked = work.interrupt_state
             parked.activated = True
             parked.interrupts = raised
-            parked.context[PENDING_TOOL_CALL] = copy.deepcopy(tool_use_message)
+            parked.context[PENDING_TOOL_CALL] = copy_json(tool_use_message)
             parked.context[RESULTS_SO_FAR] = results
             return AgentResult("interrupt", None, tuple(parked.pending))
         work.interrupt_state = InterruptState()
@@ -260,14 +266,14 @@ class Agent:
 
     def _append(self, work: AgentState, message: Message) -> None:
         work.messages.append(message)
-        self.emit({"type": "message", "agent": self.name, "message": copy.deepcopy(message)})
+        self.emit({"type": "message", "agent": self.name, "message": copy_json(message)})
 
 
 def _answered(state: AgentState, responses: Mapping[str, JSON]) -> AgentState:
     """A copy of ``state`` with ``responses`` recorded on the questions still unanswered."""
     answered = state.copy()
     answered.interrupt_state.interrupts = [
-        replace(interrupt, response=copy.deepcopy(responses[interrupt.id]))
+        replace(interrupt, response=copy_json(responses[interrupt.id]))
         if interrupt.response is None and interrupt.id in responses
         else interrupt
         for interrupt in answered.interrupt_state.interrupts
@@ -293,4 +299,4 @@ def _pending_uses(tool_use_message: Message, results_so_far: list[JSON]) -> list
 
 
 def _public(interrupt: Interrupt) -> dict[str, JSON]:
-    return {"id": interrupt.id, "name": interrupt.name, "reason": copy.deepcopy(interrupt.reason)}
+    return {"id": interrupt.id, "name": interrupt.name, "reason": copy_json(interrupt.reason)}

@@ -8,12 +8,26 @@ bug the reference exists to rule out: a resume must work from data alone.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Any
 
 JSON = Any  # a value json.dumps accepts: None, bool, int, float, str, list and dict of those
 Message = dict[str, Any]  # {"role": "user" | "assistant", "content": [content block, ...]}
+
+
+def copy_json(value: JSON) -> JSON:
+    """A copy of JSON-shaped ``value`` that shares no dict or list with it.
+
+    ``copy.deepcopy`` does the same for any object, at several times the cost: it keeps a memo of
+    every object it met (for cycles and shared references, which JSON cannot have).
+    """
+    if isinstance(value, dict):
+        return {key: copy_json(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    if isinstance(value, tuple):
+        return tuple(copy_json(item) for item in value)
+    return value  # None, bool, int, float, str: immutable
 
 
 @dataclass(frozen=True)
@@ -26,20 +40,19 @@ class Interrupt:
     response: JSON = None
 
     def to_json(self) -> dict[str, JSON]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "reason": copy.deepcopy(self.reason),
-            "response": copy.deepcopy(self.response),
-        }
+        return copy_json(self.view())  # type: ignore[no-any-return]
+
+    def view(self) -> dict[str, JSON]:
+        """``to_json`` without the copy: it shares this object's values; read it only."""
+        return {"id": self.id, "name": self.name, "reason": self.reason, "response": self.response}
 
     @classmethod
     def from_json(cls, data: dict[str, JSON]) -> Interrupt:
         return cls(
             id=data["id"],
             name=data["name"],
-            reason=copy.deepcopy(data["reason"]),
-            response=copy.deepcopy(data["response"]),
+            reason=copy_json(data["reason"]),
+            response=copy_json(data["response"]),
         )
 
 
@@ -61,10 +74,14 @@ class InterruptState:
         return [interrupt for interrupt in self.interrupts if interrupt.response is None]
 
     def to_json(self) -> dict[str, JSON]:
+        return copy_json(self.view())  # type: ignore[no-any-return]
+
+    def view(self) -> dict[str, JSON]:
+        """``to_json`` without the copy: it shares this object's values; read it only."""
         return {
             "activated": self.activated,
-            "interrupts": [interrupt.to_json() for interrupt in self.interrupts],
-            "context": copy.deepcopy(self.context),
+            "interrupts": [interrupt.view() for interrupt in self.interrupts],
+            "context": self.context,
         }
 
     @classmethod
@@ -72,7 +89,7 @@ class InterruptState:
         return cls(
             activated=data["activated"],
             interrupts=[Interrupt.from_json(item) for item in data["interrupts"]],
-            context=copy.deepcopy(data["context"]),
+            context=copy_json(data["context"]),
         )
 
 
@@ -88,25 +105,30 @@ class AgentState:
     model_turns: int = 0  # model turns so far: part of every tool call's identity (agent.py)
 
     def to_json(self) -> dict[str, JSON]:
+        return copy_json(self.view())  # type: ignore[no-any-return]
+
+    def view(self) -> dict[str, JSON]:
+        """``to_json`` without the copy: it shares this object's values; read it only."""
         return {
             "model_turns": self.model_turns,
-            "messages": copy.deepcopy(self.messages),
-            "state": copy.deepcopy(self.state),
-            "model_state": copy.deepcopy(self.model_state),
-            "conversation_manager_state": copy.deepcopy(self.conversation_manager_state),
-            "interrupt_state": self.interrupt_state.to_json(),
+            "messages": self.messages,
+            "state": self.state,
+            "model_state": self.model_state,
+            "conversation_manager_state": self.conversation_manager_state,
+            "interrupt_state": self.interrupt_state.view(),
         }
 
     @classmethod
     def from_json(cls, data: dict[str, JSON]) -> AgentState:
         return cls(
-            messages=copy.deepcopy(data["messages"]),
-            state=copy.deepcopy(data["state"]),
-            model_state=copy.deepcopy(data["model_state"]),
-            conversation_manager_state=copy.deepcopy(data["conversation_manager_state"]),
+            messages=copy_json(data["messages"]),
+            state=copy_json(data["state"]),
+            model_state=copy_json(data["model_state"]),
+            conversation_manager_state=copy_json(data["conversation_manager_state"]),
             interrupt_state=InterruptState.from_json(data["interrupt_state"]),
             model_turns=data["model_turns"],
         )
 
     def copy(self) -> AgentState:
-        return AgentState.from_json(self.to_json())
+        """A copy sharing nothing with this state (``from_json`` copies what it reads)."""
+        return AgentState.from_json(self.view())

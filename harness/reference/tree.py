@@ -103,14 +103,14 @@ class Tree:
         return result
 
     def persist(self) -> bytes:
-        """Canonical JSON of everything that survives a restart."""
+        """Canonical JSON of everything that survives a restart (views suffice: it is bytes)."""
         # a session of a sub-agent not rebuilt since the restart is kept as it was stored: a
         # session store holds each agent's entry on its own, not only the ones in memory
         sessions = dict(self._stored_sessions)
-        sessions.update({path: agent.state.to_json() for path, agent in self.sessions.items()})
+        sessions.update({path: agent.state.view() for path, agent in self.sessions.items()})
         document = {
             "format": FORMAT,
-            "root": self.root.state.to_json(),
+            "root": self.root.state.view(),
             "sessions": sessions,
             "in_flight": list(self.in_flight),
         }
