@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from harness import __version__
+from harness import __version__, determinism
 from harness.bench import dumps as bench_dumps
 from harness.bench import gate, plot, size_document
 from harness.bench import markdown as bench_markdown
@@ -25,6 +25,7 @@ from harness.campaigns.report import dumps as faults_dumps
 from harness.campaigns.report import markdown as faults_markdown
 from harness.checkers import CHECKERS, applicable
 from harness.conformance import judge
+from harness.determinism import DIGESTS, digest_lines
 from harness.findings import FindingsFileError, load_findings
 from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
@@ -238,6 +239,37 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _reports_option(mutate)
 
+    determinism = commands.add_parser(
+        "determinism",
+        help="run check again and again, the machine quiet then busy: same bytes every time?",
+        description="Run `check` with these options in a fresh process once on the machine as "
+        "it is, then REPEATS times under one busy process per core, each with another "
+        "PYTHONHASHSEED; every report and every history (histories.sha256) must be the same "
+        "bytes as the first run's.  Writes determinism.md and .json under --reports (each "
+        "run's own reports and log in run-N/).  Exit 1 when any run differs.",
+    )
+    determinism.add_argument(
+        "--target", action="append", metavar="T", help="as for check (repeatable)"
+    )
+    determinism.add_argument(
+        "--scenarios", action="append", metavar="PATH", help="as for check (repeatable)"
+    )
+    determinism.add_argument("--profile", choices=("ci", "dev", "deep"), help="as for check")
+    determinism.add_argument(
+        "--repeats",
+        type=_count,
+        default=1,
+        metavar="N",
+        help="runs under contention after the first (default 1)",
+    )
+    determinism.add_argument(
+        "--reports",
+        type=Path,
+        default=Path("reports/determinism"),
+        metavar="DIR",
+        help="where to write determinism.md and .json (default: reports/determinism)",
+    )
+
     commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
@@ -303,6 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _bench(arguments)
         if arguments.command == "mutate":
             return _mutate(arguments)
+        if arguments.command == "determinism":
+            return _determinism(arguments)
         return _targets()
     except BadInput as problem:
         print(problem, file=sys.stderr)
@@ -370,6 +404,7 @@ def _check(arguments: argparse.Namespace) -> int:
     if progress is not None:
         progress.finish()
     document = conformance_document(result)
+    write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
     _write_reports(arguments.reports, document)
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
 
@@ -515,6 +550,31 @@ def _per_target(
             raise BadInput(f"{option}: {name!r} is not one of the chosen targets {names}")
         numbers.update(dict.fromkeys([name] if name is not None else names, number))
     return numbers
+
+
+def _determinism(arguments: argparse.Namespace) -> int:
+    check_arguments = [
+        *(f"--target={name}" for name in arguments.target or []),
+        *(f"--scenarios={path}" for path in arguments.scenarios or []),
+        *([f"--profile={arguments.profile}"] if arguments.profile else []),
+    ]
+    if arguments.repeats < 1:
+        raise BadInput("--repeats: expected at least 1 run under contention")
+    targets = _targets_named(arguments.target)  # an unknown target is refused before any run
+    del targets
+    runs = [
+        determinism.run_once(index, check_arguments, arguments.reports, contention=index > 0)
+        for index in range(arguments.repeats + 1)
+    ]
+    if runs[0].exit_code == EXIT_BAD_INPUT:
+        print((arguments.reports / "run-0.log").read_text(encoding="utf-8"), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    report = determinism.document(check_arguments, runs)
+    text = determinism.markdown(report)
+    write_atomically(arguments.reports / "determinism.json", determinism.dumps(report))
+    write_atomically(arguments.reports / "determinism.md", text)
+    print(text)
+    return EXIT_HOLDS if report["identical"] else EXIT_VIOLATIONS
 
 
 def _write_reports(reports: Path, document: dict[str, object]) -> None:

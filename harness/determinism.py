@@ -1,0 +1,177 @@
+"""The same input gives the same histories and reports, byte for byte, on a quiet machine or a busy
+one.
+
+A verification tool whose red can be noise teaches its users to ignore red.  This check runs
+``python -m harness check`` with the same options several times, each in a fresh process with
+another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times while one busy
+process per core competes for the CPU (so threads, event loops and background writers in an SDK
+or an adapter are scheduled differently).  Every file each run writes (the conformance report,
+the generator statistics, and ``histories.sha256``, a digest of every recorded history) must
+equal the first run's.  The busy processes stop by themselves after ``CONTENTION_LIMIT`` seconds
+and are ended as soon as their run is over.
+
+Its own report holds no timing: the same differences give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from harness.history import History
+
+DIGESTS: Final = "histories.sha256"
+CONTENTION_LIMIT: Final = 3600  # seconds a busy process runs at most, whatever happens to us
+# a loop that checks the clock only to end itself: the load it makes is the point
+BUSY_LOOP: Final = (
+    "import sys, time\n"
+    "end = time.monotonic() + float(sys.argv[1])\n"
+    "while time.monotonic() < end:\n"
+    "    sum(range(1000))\n"
+)
+FIRST_SEED: Final = 1
+
+
+def digest_lines(histories: dict[str, dict[str, History]]) -> str:
+    """One line per (target, scenario): the SHA-256 of its history's canonical JSON."""
+    lines = [
+        f"{hashlib.sha256(history.dumps().encode()).hexdigest()}  {target}/{name}\n"
+        for target, by_name in sorted(histories.items())
+        for name, history in sorted(by_name.items())
+    ]
+    return "".join(lines)
+
+
+@dataclass(frozen=True)
+class Run:
+    index: int
+    seed: int
+    contention: bool
+    exit_code: int
+    files: dict[str, bytes]  # file name -> content
+
+
+def check_command(check_arguments: Sequence[str], reports: Path) -> list[str]:
+    return [sys.executable, "-m", "harness", "check", *check_arguments, "--reports", str(reports)]
+
+
+def run_once(index: int, check_arguments: Sequence[str], reports: Path, *, contention: bool) -> Run:
+    """One ``check`` in a fresh process (its output kept in ``reports/run-INDEX.log``)."""
+    seed = FIRST_SEED + index
+    where = reports / f"run-{index}"
+    where.mkdir(parents=True, exist_ok=True)
+    environment = {**os.environ, "PYTHONHASHSEED": str(seed)}
+    busy = (os.cpu_count() or 1) if contention else 0
+    with busy_cores(busy), (reports / f"run-{index}.log").open("wb") as log:
+        finished = subprocess.run(
+            check_command(check_arguments, where),
+            env=environment,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            check=False,
+        )
+    files = {path.name: path.read_bytes() for path in sorted(where.iterdir()) if path.is_file()}
+    return Run(index, seed, contention, finished.returncode, files)
+
+
+@contextmanager
+def busy_cores(count: int) -> Iterator[None]:
+    """``count`` busy processes for as long as the block runs (and never past the limit)."""
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", BUSY_LOOP, str(CONTENTION_LIMIT)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(count)
+    ]
+    try:
+        yield
+    finally:
+        for process in processes:
+            process.kill()
+        for process in processes:
+            process.wait()
+
+
+def differences(first: Run, other: Run) -> dict[str, Any]:
+    """What ``other`` wrote differently from ``first``: exit code, files, scenarios."""
+    names = sorted(set(first.files) | set(other.files))
+    changed = [name for name in names if first.files.get(name) != other.files.get(name)]
+    scenarios = sorted(
+        set(_digests(first.files.get(DIGESTS, b""))) ^ set(_digests(other.files.get(DIGESTS, b"")))
+    )
+    return {
+        "run": other.index,
+        "seed": other.seed,
+        "contention": other.contention,
+        "exit_code": other.exit_code,
+        "exit_code_differs": other.exit_code != first.exit_code,
+        "files_differ": changed,
+        "histories_differ": sorted({line.split("  ", 1)[1] for line in scenarios}),
+    }
+
+
+def _digests(content: bytes) -> list[str]:
+    return content.decode("utf-8", errors="replace").splitlines()
+
+
+def document(check_arguments: Sequence[str], runs: Sequence[Run]) -> dict[str, Any]:
+    first = runs[0]
+    compared = [differences(first, run) for run in runs[1:]]
+    identical = all(not (entry["exit_code_differs"] or entry["files_differ"]) for entry in compared)
+    return {
+        "check": ["python", "-m", "harness", "check", *check_arguments],
+        "first_run": {"seed": first.seed, "contention": first.contention},
+        "first_exit_code": first.exit_code,
+        "histories": len(_digests(first.files.get(DIGESTS, b""))),
+        "files": sorted(first.files),
+        "runs": compared,
+        "identical": identical,
+    }
+
+
+def markdown(report: dict[str, Any]) -> str:
+    lines = [
+        "# Determinism",
+        "",
+        f"`{' '.join(report['check'])}`, run {len(report['runs']) + 1} times in fresh processes "
+        f"(each with its own PYTHONHASHSEED; every run after the first under one busy process "
+        f"per core): {report['histories']} histories, files "
+        + ", ".join(f"`{name}`" for name in report["files"])
+        + ".",
+        "",
+        "**Verdict: "
+        + (
+            "every run wrote the same bytes as the first.**"
+            if report["identical"]
+            else "runs differ: the same input gave another history or report.**"
+        ),
+        "",
+        "| run | seed | contention | exit code | files that differ | histories that differ |",
+        "|---:|---:|---|---:|---|---:|",
+    ]
+    for entry in report["runs"]:
+        lines.append(
+            f"| {entry['run']} | {entry['seed']} | {'yes' if entry['contention'] else 'no'} | "
+            f"{entry['exit_code']} | {', '.join(entry['files_differ']) or 'none'} | "
+            f"{len(entry['histories_differ'])} |"
+        )
+    differing = sorted({name for entry in report["runs"] for name in entry["histories_differ"]})
+    if differing:
+        lines += ["", "Histories that differed in some run:", ""]
+        lines += [f"- `{name}`" for name in differing]
+    return "\n".join(lines) + "\n"
+
+
+def dumps(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,123 @@
+"""The determinism check: it sees a run that wrote other bytes, names the histories that differ,
+and leaves no busy process behind."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from harness import determinism
+from harness.cli import main
+from harness.determinism import DIGESTS, Run
+
+# a stand-in for `check`: writes a report and two history digests, the second one depending on
+# the hash seed when asked to (the way a set's order leaks into output)
+FAKE_CHECK = """
+import os, sys
+where = sys.argv[1]
+seeded = sys.argv[2] == "seeded"
+seed = os.environ["PYTHONHASHSEED"] if seeded else "0"
+open(os.path.join(where, "conformance.md"), "w").write("# same\\n")
+open(os.path.join(where, "histories.sha256"), "w").write(
+    "aaaa  reference/steady\\n" + f"{seed}  reference/wobbly\\n"
+)
+"""
+
+
+def fake_check(mode: str) -> Callable[[Sequence[str], Path], list[str]]:
+    def command(check_arguments: Sequence[str], reports: Path) -> list[str]:
+        del check_arguments
+        return [sys.executable, "-c", FAKE_CHECK, str(reports), mode]
+
+    return command
+
+
+def test_identical_runs_are_identical(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(determinism, "check_command", fake_check("steady"))
+    runs = [determinism.run_once(i, [], tmp_path, contention=i > 0) for i in range(2)]
+    report = determinism.document([], runs)
+    assert report["identical"]
+    assert report["histories"] == 2
+    assert report["runs"][0]["files_differ"] == []
+    assert "every run wrote the same bytes" in determinism.markdown(report)
+
+
+def test_a_history_that_follows_the_hash_seed_is_caught_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(determinism, "check_command", fake_check("seeded"))
+    runs = [determinism.run_once(i, [], tmp_path, contention=False) for i in range(2)]
+    report = determinism.document([], runs)
+    assert not report["identical"]
+    assert report["runs"][0]["files_differ"] == [DIGESTS]
+    assert report["runs"][0]["histories_differ"] == ["reference/wobbly"]
+    assert "`reference/wobbly`" in determinism.markdown(report)
+
+
+def test_another_exit_code_is_a_difference() -> None:
+    first = Run(0, 1, False, 0, {"a": b"x"})
+    other = Run(1, 2, True, 1, {"a": b"x"})
+    report = determinism.document([], [first, other])
+    assert not report["identical"]
+    assert report["runs"][0]["exit_code_differs"]
+
+
+def test_busy_processes_run_during_the_block_and_are_gone_after() -> None:
+    with determinism.busy_cores(2):
+        children = _children()
+        assert len(children) >= 2
+    assert not any(_alive(pid) for pid in children)
+
+
+def test_the_reference_is_deterministic_under_contention(tmp_path: Path) -> None:
+    regression = Path("scenarios/regressions/colliding-ids.yaml")
+    code = main(
+        [
+            "determinism",
+            "--target",
+            "reference",
+            "--scenarios",
+            str(regression),
+            "--reports",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0
+    assert (tmp_path / "determinism.md").read_text().count("| 1 | 2 | yes | 0 | none | 0 |") == 1
+    assert (tmp_path / "run-1" / DIGESTS).read_bytes() == (
+        tmp_path / "run-0" / DIGESTS
+    ).read_bytes()
+
+
+def test_an_unknown_target_is_refused_before_any_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["determinism", "--target", "nope", "--reports", str(tmp_path)]) == 2
+    assert "--target" in capsys.readouterr().err
+    assert not (tmp_path / "run-0").exists()
+
+
+def _children() -> list[int]:
+    own = str(os.getpid())
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == own:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
