@@ -7,6 +7,8 @@ types and impossible trees are refused with the path of the offending field.
 
 from __future__ import annotations
 
+import json
+import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Annotated, Any, Final, Literal
@@ -23,8 +25,38 @@ from pydantic import (
 
 from fakes.corruption import Corruption
 
-Name = Annotated[str, Field(min_length=1, pattern=r"^[A-Za-z0-9_\-]+$")]
+NAME_PATTERN: Final = r"^[A-Za-z0-9_\-]+$"
+Name = Annotated[str, Field(min_length=1, pattern=NAME_PATTERN)]
 Response = Literal["approve", "deny"]
+
+Location = tuple[str | int, ...]  # a field inside a scenario: ("steps", 1, "answer")
+
+
+def field_path(location: Location) -> str:
+    """How every error names a field: ``steps[1].answer``, ``tree.sub_agents[0].window.size``,
+    ``answer_ids["v1:x"]`` (a key that is not a plain name is quoted); empty for the top."""
+    text = ""
+    for part in location:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif re.fullmatch(NAME_PATTERN, part):
+            text += f".{part}" if text else part
+        else:
+            text += f"[{json.dumps(part, ensure_ascii=False)}]"
+    return text
+
+
+class FieldError(ValueError):
+    """A problem a validator found in one field below the model it validates.  ``location`` is
+    relative to that model, so the error line names the field itself, not the model around it."""
+
+    def __init__(self, location: Location, problem: str) -> None:
+        super().__init__(problem)
+        self.location = location
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.location, self.problem))
 
 
 class Strict(BaseModel):
@@ -73,18 +105,19 @@ class Agent(Strict):
         tools = [action.tool for action in self.actions] + [sub.name for sub in self.sub_agents]
         duplicates = sorted(name for name, count in Counter(tools).items() if count > 1)
         if duplicates:
-            raise ValueError(f"agent {self.name!r} has two tools named {duplicates}")
+            raise FieldError((), f"agent {self.name!r} has two tools named {duplicates}")
         for index, turn in enumerate(self.turns):
-            for call in turn:
+            for position, call in enumerate(turn):
                 if call.tool not in tools:
-                    raise ValueError(
-                        f"turns[{index}] calls {call.tool!r}, which is not one of "
-                        f"{self.name!r}'s tools {sorted(tools)}"
+                    raise FieldError(
+                        ("turns", index, position, "tool"),
+                        f"calls {call.tool!r}, which is not one of {self.name!r}'s tools "
+                        f"{sorted(tools)}",
                     )
             ids = Counter(call.id for call in turn)
             repeated = sorted(tool_use_id for tool_use_id, count in ids.items() if count > 1)
             if repeated:
-                raise ValueError(f"turns[{index}] repeats toolUseId {repeated} in one message")
+                raise FieldError(("turns", index), f"repeats toolUseId {repeated} in one message")
         return self
 
     def walk(self, depth: int = 1) -> Iterator[tuple[Agent, int]]:
@@ -214,24 +247,24 @@ class Scenario(Strict):
         labels = Counter(action.label for agent, _ in self.tree.walk() for action in agent.actions)
         repeated = sorted(label for label, count in labels.items() if count > 1)
         if repeated:
-            raise ValueError(f"tree: action labels must be unique, {repeated} repeat")
+            raise FieldError(("tree",), f"action labels must be unique, {repeated} repeat")
         first = next((step for step in self.steps if not isinstance(step, Restart)), None)
         if not isinstance(first, Run):
-            raise ValueError("steps: the first step other than a restart must be a run")
+            raise FieldError(("steps",), "the first step other than a restart must be a run")
         for index, step in enumerate(self.steps):
             if isinstance(step, Answer):
                 unknown = sorted(set(step.answer) - set(labels))
                 if unknown:
-                    raise ValueError(f"steps[{index}].answer: no action labelled {unknown}")
+                    raise FieldError(("steps", index, "answer"), f"no action labelled {unknown}")
             if isinstance(step, Repair) and not any(
                 isinstance(earlier, Corrupt) for earlier in self.steps[:index]
             ):
-                raise ValueError(f"steps[{index}].repair: no corruption before it to repair")
+                raise FieldError(("steps", index, "repair"), "no corruption before it to repair")
             if isinstance(step, Resend) and not (
                 step.resend < index and isinstance(self.steps[step.resend], Answer)
             ):
-                raise ValueError(
-                    f"steps[{index}].resend: step {step.resend} is not an earlier answer"
+                raise FieldError(
+                    ("steps", index, "resend"), f"step {step.resend} is not an earlier answer"
                 )
         return self
 

@@ -37,6 +37,7 @@ from scenarios.model import (
     Run,
     Scenario,
     Step,
+    field_path,
 )
 
 ErrorExpectation = Literal["required", "allowed", "forbidden"]
@@ -168,8 +169,9 @@ class Oracle:
         # "foreign" puts another stored turn in its place: there must be one
         needed = max(step.which + 1, 2 if step.corrupt == "foreign" else 1)
         if parked < needed:
+            where = field_path(("steps", index, "corrupt"))
             raise ScenarioError(
-                f"steps[{index}].corrupt: {parked} continuation(s) stored at this point, "
+                f"{where}: {parked} continuation(s) stored at this point, "
                 f"{step.corrupt} at which={step.which} needs {needed}"
             )
         if self.stuck is None:  # a turn already lost stays lost, whatever is repaired
