@@ -5,6 +5,7 @@ names everything the code has (every checker, capability, recognised class).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, get_args
 
@@ -12,9 +13,12 @@ import jsonschema
 import pytest
 import yaml
 
+from harness.checkers import CHECKERS
+from harness.targets.base import CAPABILITIES
 from scenarios import schema
 from scenarios.loading import regression_files
 from scenarios.model import SCENARIO_CLASSES, ScenarioClass
+from scenarios.statistics import CLASSES as STATISTICS_CLASSES
 
 ROOT = Path(__file__).resolve().parent.parent
 MALFORMED = ROOT / "tests" / "malformed"
@@ -90,3 +94,56 @@ def test_every_scenario_class_a_file_can_declare_has_a_meaning() -> None:
     reference = (schema.DOCS / schema.FORMAT_FILE).read_text(encoding="utf-8")
     for name, meaning in SCENARIO_CLASSES.items():
         assert f"- `{name}`: {meaning}" in reference
+
+
+DOCS = ROOT / "docs"
+HEADING = re.compile(r"^## (I\d+|D|O): (.+)$", re.MULTILINE)
+
+
+def _read(name: str) -> str:
+    return (DOCS / name).read_text(encoding="utf-8")
+
+
+def test_the_invariants_page_has_a_section_for_every_checker_and_marks_the_rest_unchecked() -> None:
+    sections = dict(HEADING.findall(_read("invariants.md")))
+    checked = {checker.id: checker for checker in CHECKERS}
+    assert set(checked) <= set(sections)
+    for invariant, title in sections.items():
+        if invariant in checked:
+            assert "not yet checked" not in title, invariant
+        else:
+            assert title.endswith("(specified, not yet checked)"), invariant
+    summary = _read("invariants.md")
+    for checker in CHECKERS:
+        assert f"| {checker.id} | `{checker.slug}` |" in summary
+
+
+def test_the_adapter_guide_explains_every_capability() -> None:
+    guide = _read("adapters.md")
+    for capability in CAPABILITIES:
+        assert f"| `{capability}` |" in guide, capability
+
+
+def test_the_findings_page_explains_every_class_a_findings_file_may_name() -> None:
+    page = _read("findings.md")
+    for name in STATISTICS_CLASSES:
+        assert f"| `{name}` |" in page, name
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _pages() -> list[Path]:
+    return [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", _pages(), ids=lambda path: path.relative_to(ROOT).as_posix())
+def test_every_link_stays_inside_the_repository_and_resolves(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    for target in LINK.findall(text):
+        if target.startswith("#"):
+            continue
+        assert "://" not in target, f"{page.name} links outside the repository: {target}"
+        resolved = (page.parent / target.split("#", 1)[0]).resolve()
+        assert resolved.is_relative_to(ROOT), f"{page.name} links outside the repository: {target}"
+        assert resolved.exists(), f"{page.name} links to a missing file: {target}"
