@@ -5,7 +5,7 @@ agents play their scripted turns, protected actions ask their questions, answers
 advance exactly the questions they name.  It knows nothing of any target, so no target can
 influence what is expected of it (Jepsen's rule: the checker never trusts the system).
 
-Semantics it encodes, each straight from DESIGN.md:
+Semantics it encodes, each straight from docs/invariants.md:
 
 * every tool call of a turn is made; the turn is over when all are; the agent then plays its next
   turn, and after its last one answers (so the root's final answer is known);

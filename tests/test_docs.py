@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from harness.checkers import CHECKERS
+from harness.findings import FindingsFileError, load_classes
 from harness.targets.base import CAPABILITIES
 from scenarios import schema
 from scenarios.loading import regression_files
@@ -147,3 +148,20 @@ def test_every_link_stays_inside_the_repository_and_resolves(page: Path) -> None
         resolved = (page.parent / target.split("#", 1)[0]).resolve()
         assert resolved.is_relative_to(ROOT), f"{page.name} links outside the repository: {target}"
         assert resolved.exists(), f"{page.name} links to a missing file: {target}"
+
+
+def test_a_findings_file_naming_an_unknown_class_is_pointed_at_the_list(tmp_path: Path) -> None:
+    (tmp_path / "sdk-1.0.yaml").write_text(
+        "target: sdk\nversion: '1.0'\nfindings:\n"
+        "  - {scenario: twin-ids, invariants: [I2], explanation: two calls share one id}\n"
+        "classes:\n"
+        "  - {class: shared-id, shown_by: [twin-ids], scenario_classes: [deep-nesting],\n"
+        "     invariants: [I2], explanation: a declared class, not a recognised one}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(FindingsFileError) as refused:
+        load_classes("sdk", "1.0", tmp_path)
+    message = str(refused.value)
+    assert "unknown scenario class 'deep-nesting'" in message
+    assert "docs/findings.md" in message
+    assert (ROOT / "docs" / "findings.md").exists()
