@@ -87,7 +87,7 @@ class FindingClass(BaseModel):
     def _known_classes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         unknown = sorted(set(value) - set(CLASSES))
         if unknown:
-            raise ValueError(f"unknown scenario class {unknown[0]!r}; expected one of DESIGN.md's")
+            raise ValueError(f"unknown scenario class {unknown[0]!r}; valid ones: docs/findings.md")
         return value
 
     @field_validator("evidence")

@@ -2,19 +2,24 @@
 
 A regression case is a YAML (or JSON) file under ``scenarios/regressions/``.  A file that does not
 parse, does not match the schema, or asks for a step that is impossible at that point raises
-``ScenarioFileError`` naming the file, the field and what was expected.
+``ScenarioFileError`` naming the file, the field and what was expected, in one style::
+
+    FILE: steps[1].answer: no action labelled ['deploy-z']
+    FILE: tree.sub_agents[0].window.size: Input should be greater than or equal to 2
+    FILE: line 4, column 1: not valid YAML: a tab: indent with spaces
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import yaml
 from pydantic import ValidationError
 
-from scenarios.model import Scenario
+from scenarios.model import FieldError, Scenario, field_path
 from scenarios.oracle import ScenarioError, expectations
 
 REGRESSIONS = Path(__file__).parent / "regressions"
@@ -34,10 +39,7 @@ def load_scenario(path: Path) -> Scenario:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as failure:
-        mark = getattr(failure, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "somewhere"
-        problem = getattr(failure, "problem", None) or "invalid YAML"
-        raise ScenarioFileError(f"{path}: {where}: {problem}") from None
+        raise ScenarioFileError(f"{path}: {yaml_problem(failure, text)}") from None
     return parse_scenario(data, str(path))
 
 
@@ -64,13 +66,18 @@ def load_all(paths: Iterable[Path]) -> list[tuple[str, Scenario]]:
 
 
 def _first_error(failure: ValidationError) -> str:
+    """``FIELD: PROBLEM``: the first problem pydantic found, under the field it is in."""
     error = failure.errors(include_url=False)[0]
-    location = ".".join(str(part) for part in error["loc"] if not _is_union_tag(part))
+    location = tuple(part for part in error["loc"] if not _is_union_tag(part))
     message = error["msg"].removeprefix("Value error, ")
-    field = location or "(top level)"
+    found = error.get("ctx", {}).get("error")
+    if isinstance(found, FieldError):  # a validator's problem in a field below its model
+        location += found.location
+        message = found.problem
     count = failure.error_count()
     more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
-    return f"{field}: {message}{more}".replace("\n", " ")
+    field = field_path(location)
+    return f"{field + ': ' if field else ''}{message}{more}".replace("\n", " ")
 
 
 def _is_union_tag(part: Any) -> bool:
@@ -82,6 +89,66 @@ def _is_union_tag(part: Any) -> bool:
         "Repair",
         "Resend",
     }
+
+
+# What PyYAML's problems mean in a scenario file, in words a person can act on; True: the place
+# to name is where the construct starts (an unclosed bracket or quote), not where the file ends.
+YAML_PROBLEMS: Final = (
+    (r"found character '\\t' that cannot start any token", "a tab: indent with spaces", False),
+    (
+        r"found character '(.)' that cannot start any token",
+        "a value cannot start with {0!r}: put it in quotes",
+        False,
+    ),
+    (r"expected ',' or '\]', but got", "this '[' is never closed with ']'", True),
+    (r"expected ',' or '}', but got", "this '{{' is never closed with '}}'", True),
+    (r"found unexpected end of stream", "this quote is never closed", True),
+    (
+        r"mapping values are not allowed here",
+        "a ':' where no 'key: value' can start: put the value in quotes, or fix the indentation",
+        False,
+    ),
+    (
+        r"could not find expected ':'",
+        "neither 'key: value' nor '- item': a ':' is missing, or the indentation is off",
+        True,
+    ),
+    (r"expected <block end>, but found", "the indentation does not match the lines above", False),
+)
+
+
+def yaml_problem(failure: yaml.YAMLError, text: str = "") -> str:
+    """``line L, column C: not valid YAML: WHAT`` in one line, for any PyYAML error on
+    ``text``."""
+    mark = getattr(failure, "problem_mark", None)
+    problem = str(getattr(failure, "problem", None) or "")
+    if isinstance(failure, yaml.reader.ReaderError):
+        mark = failure
+        code = failure.character
+        code = ord(code) if isinstance(code, str) else int(code)
+        problem = f"a character YAML does not allow (U+{code:04X})"
+    what = problem or "the file does not parse"
+    for pattern, meaning, at_start in YAML_PROBLEMS:
+        matched = re.search(pattern, problem)
+        if matched:
+            what = meaning.format(*matched.groups())
+            opened = getattr(failure, "context_mark", None)
+            if at_start and opened is not None:
+                mark = opened
+            break
+    if mark is None:
+        return f"not valid YAML: {what}"
+    line, column = _line_and_column(mark, text)
+    return f"line {line}, column {column}: not valid YAML: {what}".replace("\n", " ")
+
+
+def _line_and_column(mark: Any, text: str) -> tuple[int, int]:
+    """1-based, from a PyYAML mark (``line``/``column``) or a reader error (``position``)."""
+    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
+    if isinstance(line, int) and isinstance(column, int):
+        return line + 1, column + 1
+    before = text[: int(getattr(mark, "position", 0))]
+    return before.count("\n") + 1, len(before) - (before.rfind("\n") + 1) + 1
 
 
 def _kind(value: Any) -> str:

@@ -5,7 +5,7 @@ agents play their scripted turns, protected actions ask their questions, answers
 advance exactly the questions they name.  It knows nothing of any target, so no target can
 influence what is expected of it (Jepsen's rule: the checker never trusts the system).
 
-Semantics it encodes, each straight from DESIGN.md:
+Semantics it encodes, each straight from docs/invariants.md:
 
 * every tool call of a turn is made; the turn is over when all are; the agent then plays its next
   turn, and after its last one answers (so the root's final answer is known);
@@ -37,6 +37,7 @@ from scenarios.model import (
     Run,
     Scenario,
     Step,
+    field_path,
 )
 
 ErrorExpectation = Literal["required", "allowed", "forbidden"]
@@ -168,8 +169,9 @@ class Oracle:
         # "foreign" puts another stored turn in its place: there must be one
         needed = max(step.which + 1, 2 if step.corrupt == "foreign" else 1)
         if parked < needed:
+            where = field_path(("steps", index, "corrupt"))
             raise ScenarioError(
-                f"steps[{index}].corrupt: {parked} continuation(s) stored at this point, "
+                f"{where}: {parked} continuation(s) stored at this point, "
                 f"{step.corrupt} at which={step.which} needs {needed}"
             )
         if self.stuck is None:  # a turn already lost stays lost, whatever is repaired

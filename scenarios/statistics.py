@@ -1,5 +1,5 @@
-"""What the generators actually produce: a deterministic sample, and how often each scenario
-class of DESIGN.md occurs in it.
+"""What the generators actually produce: a deterministic sample, and how often each recognised
+scenario class (listed in docs/findings.md) occurs in it.
 
 ``sample(profile)`` draws exactly the examples a derandomized run of that profile draws, so
 ``python -m harness check --profile ci`` and the class-frequency report see the same scenarios on

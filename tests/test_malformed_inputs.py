@@ -9,11 +9,13 @@ Add a file to add a case.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from harness.cli import main
+from scenarios.loading import ScenarioFileError, load_scenario
 
 MALFORMED = Path(__file__).resolve().parent / "malformed"
 FILES = sorted(MALFORMED.iterdir())
@@ -55,6 +57,34 @@ def test_a_malformed_scenario_file_exits_2_with_one_line_and_no_report(
     assert expected_text(path) in line
     assert captured.out == ""
     assert not reports.exists()
+
+
+# ``FILE: WHERE: WHAT``; WHERE is a field (``steps[1].answer``: indices in brackets, keys that are
+# not plain names quoted) or, for text that does not parse, ``line L, column C``
+FIELD = re.compile(r'[A-Za-z_][\w-]*(\.(?!\d+\b)[\w-]+|\[\d+\]|\["[^"]*"\])*')
+PLACE = re.compile(r"line \d+, column \d+")
+NO_PLACE = ("expected a mapping at the top", "not UTF-8 text")
+
+
+@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+def test_every_scenario_file_error_names_its_place_in_one_style(path: Path) -> None:
+    status_line = _error_line(path)
+    rest = status_line.removeprefix(f"{path}: ")
+    if rest.startswith(NO_PLACE):
+        return
+    where, _, what = rest.partition(": ")
+    assert what, status_line
+    assert FIELD.fullmatch(where) or PLACE.fullmatch(where), status_line
+    if PLACE.fullmatch(where):
+        assert what.startswith("not valid YAML: "), status_line
+        assert "found character" not in what, status_line  # the parser's own words
+        assert "while scanning" not in what, status_line
+
+
+def _error_line(path: Path) -> str:
+    with pytest.raises(ScenarioFileError) as refused:
+        load_scenario(path)
+    return one_line(str(refused.value))
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:

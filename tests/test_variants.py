@@ -42,7 +42,7 @@ DELIVERY = frozenset({"I2", "I3", "I4"})
 # one is answered.  The parked preserve_context turn must stay pending and be answered later.
 PARKED_BESIDE_ANSWERED: dict[str, Any] = {
     "description": "a parked preserve_context sub-agent stays pending while a sibling is answered",
-    "source": "DESIGN.md, invariant 3 (partial answers); routing.py: resume is decided by state",
+    "source": "docs/invariants.md, I3 (partial answers); routing.py: resume is decided by state",
     "classes": ["partial-answers"],
     "tree": {
         "name": "orchestrator",
@@ -72,7 +72,7 @@ PARKED_BESIDE_ANSWERED: dict[str, Any] = {
 # the same question and is approved: three parkings of one owner with the same pending set.
 THREE_CALLS_IN_A_ROW: dict[str, Any] = {
     "description": "one ephemeral sub-agent called in three consecutive turns, each approved",
-    "source": "DESIGN.md, invariant 7 (bounded continuation): 1512 B after 0, 3 and 6 calls",
+    "source": "docs/invariants.md, I7 (bounded continuation): 1512 B after 0, 3 and 6 calls",
     "classes": ["partial-answers"],
     "tree": {
         "name": "orchestrator",

@@ -1,9 +1,9 @@
 """Checkers: pure functions from a recorded history to the violations it contains.
 
-One checker per invariant of DESIGN.md (I1 to I12), plus the differential comparison with the
-restart-free control (D) and the expected outcome of each step (O).  A checker never trusts the
-target: what must happen comes from the oracle's expectations recorded in the history and from
-the control run.  A checker that needs a capability the target lacks is not applied.
+One checker per invariant of docs/invariants.md (I1 to I12), plus the differential comparison
+with the restart-free control (D) and the expected outcome of each step (O).  A checker never
+trusts the target: what must happen comes from the oracle's expectations recorded in the history
+and from the control run.  A checker that needs a capability the target lacks is not applied.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Continuations: an ephemeral sub-agent's interrupted turn, stored as data in its parent.
 
-Invariants kept here (DESIGN invariants 6, 7 and 9):
+Invariants kept here (docs/invariants.md: I6, I7 and I9):
 
 * **Fidelity.** ``restore(store(s), manager) == s`` for every parked agent state ``s``: messages,
   key/value state, model state, conversation-manager state and interrupt state (which carries the

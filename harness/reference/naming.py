@@ -1,6 +1,6 @@
 """Naming, the upward direction: how an interrupt raised deep in the tree is named at the root.
 
-Invariant kept here (DESIGN invariant 1, "unique names up"):
+Invariant kept here (docs/invariants.md: I1, "unique names up"):
 
     root_visible_id(outer, local) == root_visible_id(outer2, local2)
         only if outer == outer2 and local == local2

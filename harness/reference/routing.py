@@ -1,6 +1,6 @@
 """Routing, the downward direction: which of the parent's answers belong to one sub-agent call.
 
-Invariants kept here (DESIGN invariants 2, 3 and 10):
+Invariants kept here (docs/invariants.md: I2, I3 and I10):
 
 * **Exact delivery.** ``responses_for_call(parent, outer)`` holds exactly the answered parent
   interrupts whose root-visible id was minted under ``outer`` by ``naming.root_visible_id``, each
