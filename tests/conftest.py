@@ -1,4 +1,5 @@
-"""Suite-wide setup: the hypothesis profile, and an empty selection reported as a failure."""
+"""Suite-wide setup: the hypothesis profile, the ``slow`` mark, and an empty selection reported as
+a failure."""
 
 from __future__ import annotations
 
@@ -9,8 +10,32 @@ import pytest
 from scenarios.profiles import load_profile
 
 NO_TESTS_COLLECTED = 5
+# what `tox -e fast` leaves out (-m "not slow"): modules that drive real SDKs, start processes,
+# or run campaigns and generated samples; what is left runs in seconds
+SLOW_MODULES = frozenset(
+    {
+        "test_bench.py",
+        "test_campaigns.py",
+        "test_determinism.py",
+        "test_isolation.py",
+        "test_langgraph_target.py",
+        "test_openai_agents_target.py",
+        "test_properties.py",
+        "test_pytest_plugin.py",
+        "test_sdk_mutation.py",
+        "test_stateful.py",
+        "test_strands_agent_as_tool.py",
+        "test_strands_target.py",
+    }
+)
 
 load_profile()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -249,6 +249,7 @@ def test_the_fault_document_is_the_same_for_the_same_seed() -> None:
 def test_faults_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     arguments = ["faults", "--target", "reference", "--examples", "6", "--shrink", "0"]
+    arguments += ["--invariant-examples", "4"]
     assert main([*arguments, "--reports", str(reports)]) == 0
     document = json.loads((reports / "faults.json").read_text(encoding="utf-8"))
     assert document["passes"] is True
@@ -258,6 +259,7 @@ def test_faults_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path)
 def test_faults_on_a_variant_that_swallows_failures_exits_1(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     arguments = ["faults", "--target", "bad-swallow-restore-failure", "--examples", "10"]
+    arguments += ["--invariant-examples", "4"]
     assert main([*arguments, "--shrink", "0", "--reports", str(reports)]) == 1
     document = json.loads((reports / "faults.json").read_text(encoding="utf-8"))
     [entry] = document["targets"].values()

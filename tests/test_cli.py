@@ -150,6 +150,7 @@ def test_a_failed_check_leaves_the_previous_report_untouched(tmp_path: Path) -> 
     assert sorted(path.name for path in reports.iterdir()) == [
         "conformance.json",
         "conformance.md",
+        "histories.sha256",
     ]
 
 
@@ -163,6 +164,7 @@ def test_help_explains_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert "examples:" in out
 
 
+@pytest.mark.slow
 def test_check_with_a_profile_adds_the_generated_sample_and_its_statistics(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     assert (
