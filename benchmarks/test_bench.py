@@ -10,11 +10,11 @@ gates the sizes).  Run once, quickly, as CI does:
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
+from benchmarks import throughput
 from benchmarks.direct import overhead_scenario, run_directly
 from harness.bench import measure
 from harness.runner import run_scenario
@@ -22,6 +22,8 @@ from harness.targets import registry
 from scenarios.loading import REGRESSIONS, load_scenario
 
 TARGETS = registry.available()
+# the targets that measure what they store (langgraph's checkpoints are not located)
+SIZED = [name for name in TARGETS if "continuation_bytes" in registry.get(name).info.capabilities]
 STRANDS = "strands" in TARGETS
 
 
@@ -37,7 +39,7 @@ def flat(figures: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix.rstrip("."): figures}
 
 
-@pytest.mark.parametrize("name", TARGETS)
+@pytest.mark.parametrize("name", SIZED)
 def test_continuation_sizes(benchmark: Any, name: str) -> None:
     figures = benchmark.pedantic(measure, args=(registry.get(name),), rounds=1, iterations=1)
     benchmark.extra_info.update(flat(figures))
@@ -48,30 +50,32 @@ def test_continuation_sizes(benchmark: Any, name: str) -> None:
 
 @pytest.mark.parametrize("name", TARGETS)
 def test_scenario_runs_per_second(benchmark: Any, name: str) -> None:
+    """Runs per second (pytest-benchmark's figure), and the gate on the time per run in
+    calibration units against reports/baselines/throughput.json (benchmarks/throughput.py)."""
+    target = registry.get(name)
     scenario = load_scenario(REGRESSIONS / "colliding-ids.yaml")
-    history = benchmark(run_scenario, registry.get(name), scenario, "colliding-ids")
+    history = benchmark(run_scenario, target, scenario, "colliding-ids")
     assert len(history.steps) == len(scenario.steps)
     assert history.control is not None  # the restart-free control ran too
+    units = throughput.ratio(
+        lambda: run_scenario(target, scenario, "colliding-ids"), throughput.calibration
+    )
+    limit = throughput.limits()["units"].get(name)
+    benchmark.extra_info.update(units=round(units, 2), units_limit=limit)
+    if limit is not None:
+        assert units <= limit["max"], f"{name}: {units:.2f} calibration units, over {limit}"
 
 
 @pytest.mark.skipif(not STRANDS, reason="strands-agents is not installed")
 def test_harness_overhead_on_the_sdk(benchmark: Any) -> None:
     """The same tree through the SDK alone and through the harness, in this run, as a ratio."""
     target, scenario = registry.get("strands"), overhead_scenario()
-    run_directly()  # the SDK's first-use imports are paid here, not by either side
-    rounds = 5
-    start = time.perf_counter()
-    for _ in range(rounds):
-        run_directly()
-    direct = (time.perf_counter() - start) / rounds
     history = benchmark.pedantic(
-        run_scenario, args=(target, scenario, "overhead"), rounds=rounds, iterations=1
-    )
-    harnessed = benchmark.stats.stats.mean
-    benchmark.extra_info.update(
-        direct_seconds=round(direct, 4),
-        harness_seconds=round(harnessed, 4),
-        overhead_ratio=round(harnessed / direct, 2),
+        run_scenario, args=(target, scenario, "overhead"), rounds=3, iterations=1
     )
     assert [step.kind for step in history.steps] == ["run", "answer"]
     assert history.steps[1].executions  # the approval ran the action, as it did directly
+    overhead = throughput.ratio(lambda: run_scenario(target, scenario, "overhead"), run_directly)
+    limit = throughput.limits()["strands_overhead"]
+    benchmark.extra_info.update(overhead_ratio=round(overhead, 2), overhead_limit=limit)
+    assert overhead <= limit["max"], f"the harness costs {overhead:.2f}x the SDK alone: {limit}"

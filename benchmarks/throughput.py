@@ -1,0 +1,72 @@
+"""Scenario throughput as ratios, so a busy or a slower machine does not turn the gate red.
+
+A time in seconds says as much about the machine, and what else runs on it, as about the code.
+Each figure here is a ratio of two times taken in the same process, interleaved round by round
+(the median of the rounds' ratios), so load that comes and goes slows both sides alike:
+
+* ``units``: seconds per run of the bench scenario divided by seconds per *calibration*, a fixed
+  piece of pure-Python work of the kind the harness does (copy, serialise and parse a JSON-shaped
+  conversation).  Used for every target, against ``reports/baselines/throughput.json``.
+* ``overhead``: the harness's time over the same tree driven straight through the SDK
+  (``benchmarks/direct.py``).
+
+The limits in the baseline file say where each comes from.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+LIMITS: Final = ROOT / "reports" / "baselines" / "throughput.json"
+ROUNDS: Final = 7
+
+_CONVERSATION: Final = [
+    {
+        "role": "user" if turn % 2 else "assistant",
+        "content": [
+            {"text": f"turn {turn}: " + "word " * 20},
+            {"toolUse": {"toolUseId": f"t{turn}", "name": "clerk", "input": {"n": turn}}},
+        ],
+    }
+    for turn in range(40)
+]
+
+
+def calibration() -> int:
+    """A fixed amount of JSON-shaped work; returns a size so nothing is optimised away."""
+    total = 0
+    for _ in range(5):
+        text = json.dumps(_copy(_CONVERSATION), sort_keys=True)
+        total += len(json.loads(text))
+    return total
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {key: _copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copy(item) for item in value]
+    return value
+
+
+def _seconds(work: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    work()
+    return time.perf_counter() - start
+
+
+def ratio(work: Callable[[], object], against: Callable[[], object], rounds: int = ROUNDS) -> float:
+    """The median over ``rounds`` of time(work) / time(against), each round measuring both."""
+    work()
+    against()  # first-use costs (imports, caches) paid before measuring
+    return statistics.median(_seconds(work) / _seconds(against) for _ in range(rounds))
+
+
+def limits() -> dict[str, Any]:
+    return json.loads(LIMITS.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
