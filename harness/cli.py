@@ -245,8 +245,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run `check` with these options in a fresh process once on the machine as "
         "it is, then REPEATS times under one busy process per core, each with another "
         "PYTHONHASHSEED; every report and every history (histories.sha256) must be the same "
-        "bytes as the first run's.  Writes determinism.md and .json under --reports (each "
-        "run's own reports and log in run-N/).  Exit 1 when any run differs.",
+        "bytes as the first run's.  The first run writes its reports into --reports as check "
+        "would; the others, and every run's log, go to --reports/determinism/; then "
+        "determinism.md and .json.  Exit 1 when any run differs, else the first run's exit "
+        "code: it stands in for check.",
     )
     determinism.add_argument(
         "--target", action="append", metavar="T", help="as for check (repeatable)"
@@ -265,9 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
     determinism.add_argument(
         "--reports",
         type=Path,
-        default=Path("reports/determinism"),
+        default=Path("reports"),
         metavar="DIR",
-        help="where to write determinism.md and .json (default: reports/determinism)",
+        help="where to write the reports (default: reports)",
     )
 
     commands.add_parser(
@@ -566,15 +568,17 @@ def _determinism(arguments: argparse.Namespace) -> int:
         determinism.run_once(index, check_arguments, arguments.reports, contention=index > 0)
         for index in range(arguments.repeats + 1)
     ]
+    first_output = (arguments.reports / determinism.RUNS / "run-0.log").read_text(encoding="utf-8")
     if runs[0].exit_code == EXIT_BAD_INPUT:
-        print((arguments.reports / "run-0.log").read_text(encoding="utf-8"), file=sys.stderr)
+        print(first_output, file=sys.stderr, end="")
         return EXIT_BAD_INPUT
+    print(first_output, end="")  # the first run's report, as check prints it
     report = determinism.document(check_arguments, runs)
     text = determinism.markdown(report)
     write_atomically(arguments.reports / "determinism.json", determinism.dumps(report))
     write_atomically(arguments.reports / "determinism.md", text)
     print(text)
-    return EXIT_HOLDS if report["identical"] else EXIT_VIOLATIONS
+    return runs[0].exit_code if report["identical"] else EXIT_VIOLATIONS
 
 
 def _write_reports(reports: Path, document: dict[str, object]) -> None:

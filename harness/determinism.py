@@ -29,6 +29,9 @@ from typing import Any, Final
 from harness.history import History
 
 DIGESTS: Final = "histories.sha256"
+# what one check run writes, and so what the runs are compared on
+CHECK_REPORTS: Final = ("conformance.json", "conformance.md", "generator-stats.md", DIGESTS)
+RUNS: Final = "determinism"  # the folder, under --reports, of the runs after the first, and logs
 CONTENTION_LIMIT: Final = 3600  # seconds a busy process runs at most, whatever happens to us
 # a loop that checks the clock only to end itself: the load it makes is the point
 BUSY_LOOP: Final = (
@@ -64,13 +67,16 @@ def check_command(check_arguments: Sequence[str], reports: Path) -> list[str]:
 
 
 def run_once(index: int, check_arguments: Sequence[str], reports: Path, *, contention: bool) -> Run:
-    """One ``check`` in a fresh process (its output kept in ``reports/run-INDEX.log``)."""
+    """One ``check`` in a fresh process.  The first run writes its reports into ``reports``
+    itself, as ``check`` would (so this command can stand in for ``check``), the others into
+    ``reports/determinism/run-INDEX``; every run's output goes to ``run-INDEX.log`` there."""
     seed = FIRST_SEED + index
-    where = reports / f"run-{index}"
+    where = reports if index == 0 else reports / RUNS / f"run-{index}"
     where.mkdir(parents=True, exist_ok=True)
+    (reports / RUNS).mkdir(parents=True, exist_ok=True)
     environment = {**os.environ, "PYTHONHASHSEED": str(seed)}
     busy = (os.cpu_count() or 1) if contention else 0
-    with busy_cores(busy), (reports / f"run-{index}.log").open("wb") as log:
+    with busy_cores(busy), (reports / RUNS / f"run-{index}.log").open("wb") as log:
         finished = subprocess.run(
             check_command(check_arguments, where),
             env=environment,
@@ -78,7 +84,9 @@ def run_once(index: int, check_arguments: Sequence[str], reports: Path, *, conte
             stderr=subprocess.STDOUT,
             check=False,
         )
-    files = {path.name: path.read_bytes() for path in sorted(where.iterdir()) if path.is_file()}
+    files = {
+        name: (where / name).read_bytes() for name in CHECK_REPORTS if (where / name).is_file()
+    }
     return Run(index, seed, contention, finished.returncode, files)
 
 

@@ -88,9 +88,11 @@ def test_the_reference_is_deterministic_under_contention(tmp_path: Path) -> None
     )
     assert code == 0
     assert (tmp_path / "determinism.md").read_text().count("| 1 | 2 | yes | 0 | none | 0 |") == 1
-    assert (tmp_path / "run-1" / DIGESTS).read_bytes() == (
-        tmp_path / "run-0" / DIGESTS
-    ).read_bytes()
+    first, second = tmp_path / DIGESTS, tmp_path / "determinism" / "run-1" / DIGESTS
+    assert first.read_bytes() == second.read_bytes()
+    assert (
+        tmp_path / "conformance.json"
+    ).exists()  # the first run's reports, where check puts them
 
 
 def test_an_unknown_target_is_refused_before_any_run(
@@ -98,7 +100,7 @@ def test_an_unknown_target_is_refused_before_any_run(
 ) -> None:
     assert main(["determinism", "--target", "nope", "--reports", str(tmp_path)]) == 2
     assert "--target" in capsys.readouterr().err
-    assert not (tmp_path / "run-0").exists()
+    assert not (tmp_path / "determinism").exists()
 
 
 def _children() -> list[int]:
