@@ -61,6 +61,7 @@ examples:
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
+  python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
 
 reports: check writes reports/conformance.md (paste it in a pull request) and
