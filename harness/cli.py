@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
+from hypothesis import __version__ as hypothesis_version
+
 from harness import __version__, determinism
 from harness.bench import dumps as bench_dumps
 from harness.bench import gate, plot, size_document
@@ -33,11 +35,11 @@ from harness.report import conformance_document, dumps, markdown, merge, write_a
 from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import Target
+from scenarios import corpus
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
 from scenarios.model import Scenario
-from scenarios.statistics import class_frequencies, frequency_report, sample
-from scenarios.strategies import DRAWN_CAPABILITIES, restore_scenarios
-from scenarios.strategies import scenarios as scenarios_family
+from scenarios.statistics import class_frequencies, frequency_report
+from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
 DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
@@ -59,6 +61,7 @@ examples:
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
+  python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
 
 reports: check writes reports/conformance.md (paste it in a pull request) and
@@ -109,8 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile",
         choices=("ci", "dev", "deep"),
         help="also run the generated scenarios a derandomized run of this hypothesis profile "
-        "draws (ci: 200 + 200, bounded and the same on every machine), and write "
-        "reports/generator-stats.md",
+        "draws (ci: 200 + 200, the sample committed in scenarios/corpus/ci/, the same on every "
+        "machine), and write reports/generator-stats.md",
     )
     check.add_argument(
         "--reports",
@@ -118,6 +121,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=Path("reports"),
         metavar="DIR",
         help="where to write conformance.md and conformance.json (default: reports)",
+    )
+
+    generate = commands.add_parser(
+        "generate",
+        help="draw the ci sample of generated scenarios and write it to scenarios/corpus/",
+        description="Draw the sample that check --profile ci runs, with the installed "
+        "hypothesis: the shared one, and one for each narrower set of capabilities a built-in "
+        "target draws its own within; write each as JSON lines under CORPUS/PROFILE/ (and remove "
+        "the folder's other .jsonl files).  The files are committed: a new sample is a reviewed "
+        "change, and the findings files' classes must be triaged again against it.",
+    )
+    generate.add_argument(
+        "--profile", choices=corpus.COMMITTED, default="ci", help="the profile (default: ci)"
+    )
+    generate.add_argument(
+        "--corpus",
+        type=Path,
+        default=corpus.CORPUS,
+        metavar="CORPUS",
+        help=f"where to write (default: {_shown(corpus.CORPUS)})",
     )
 
     run = commands.add_parser(
@@ -329,6 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(arguments)
         if arguments.command == "run":
             return _run(arguments)
+        if arguments.command == "generate":
+            return _generate(arguments)
         if arguments.command == "report":
             return _report(arguments)
         if arguments.command == "faults":
@@ -390,9 +415,7 @@ def _check(arguments: argparse.Namespace) -> int:
         scenarios += shared
         general = [scenario for name, scenario in shared if not name.startswith(RESTORE)]
         for target in targets:
-            expressible = target.info.capabilities | {
-                f"corruption:{kind}" for kind in target.info.corruptions
-            }
+            expressible = target.info.expressible
             if not expressible >= DRAWN_CAPABILITIES:
                 # drawn within what it can express, instead of mostly not applicable
                 own[target.info.name] = regressions + _generated(
@@ -411,18 +434,53 @@ def _check(arguments: argparse.Namespace) -> int:
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
 
 
-RESTORE = "generated-restore-"  # the names of the focused family's scenarios
+RESTORE = corpus.RESTORE  # the names of the focused family's scenarios
 
 
-def _generated(
-    profile: str, capabilities: frozenset[str] | None, prefix: str
-) -> list[tuple[str, Scenario]]:
-    """The profile's sample of both generated families, drawn within ``capabilities``."""
-    general = sample(profile, lambda: scenarios_family(capabilities=capabilities))
-    focused = sample(profile, lambda: restore_scenarios(capabilities=capabilities))
-    return [(f"generated-{prefix}{i:03d}", scenario) for i, scenario in enumerate(general)] + [
-        (f"{RESTORE}{prefix}{i:03d}", scenario) for i, scenario in enumerate(focused)
-    ]
+def _generated(profile: str, capabilities: Capabilities, prefix: str) -> list[tuple[str, Scenario]]:
+    """The profile's sample of both generated families within ``capabilities``, under names
+    with ``prefix``: for ci the committed file drawn within the same capabilities, else (or
+    when none is committed) drawn here."""
+    drawn = None
+    if profile in corpus.COMMITTED:
+        try:
+            found = corpus.find(profile, capabilities)
+            drawn = None if found is None else corpus.read(found, profile)
+        except corpus.CorpusError as problem:
+            raise BadInput(str(problem)) from None
+        if drawn is None:
+            whose = f"{prefix.removesuffix('-')}'s capabilities" if prefix else "every capability"
+            print(
+                f"{_shown(corpus.folder(profile))}: no sample drawn within {whose}; drawing it "
+                f"with hypothesis {hypothesis_version}",
+                file=sys.stderr,
+            )
+    if drawn is None:
+        drawn = corpus.draw(profile, capabilities)
+    return corpus.named(drawn, prefix)
+
+
+def _generate(arguments: argparse.Namespace) -> int:
+    profile, folder = arguments.profile, corpus.folder(arguments.profile, arguments.corpus)
+    stems: dict[Capabilities, str] = {None: corpus.SHARED}
+    for name, expressible in registry.built_in_expressible().items():
+        stems.setdefault(corpus.drawn_within(expressible), f"{corpus.SHARED}-{name}")
+    written = []
+    for capabilities, stem in stems.items():
+        drawn = corpus.draw(profile, capabilities)
+        path = folder / f"{stem}.jsonl"
+        write_atomically(path, corpus.render(profile, capabilities, drawn))
+        written.append(path)
+        within = "every capability" if capabilities is None else ", ".join(sorted(capabilities))
+        print(f"{_shown(path)}: {len(drawn)} scenarios drawn within {within}")
+    for stale in sorted(set(corpus.files(profile, arguments.corpus)) - set(written)):
+        stale.unlink()
+        print(f"{_shown(stale)}: removed (no built-in target draws within its capabilities)")
+    print(
+        f"drawn with hypothesis {hypothesis_version}: review the diff, then run check --profile "
+        f"{profile} on every target and triage its findings again"
+    )
+    return EXIT_HOLDS
 
 
 def _faults(arguments: argparse.Namespace) -> int:

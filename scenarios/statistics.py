@@ -1,9 +1,11 @@
 """What the generators actually produce: a deterministic sample, and how often each recognised
 scenario class (listed in docs/findings.md) occurs in it.
 
-``sample(profile)`` draws exactly the examples a derandomized run of that profile draws, so
-``python -m harness check --profile ci`` and the class-frequency report see the same scenarios on
-every machine.  ``classes_of`` recognises a class from the scenario and the oracle alone.
+``sample(profile)`` draws exactly the examples a derandomized run of that profile draws with the
+installed hypothesis; ``python -m harness generate`` commits the ci profile's draws
+(``scenarios.corpus``), which ``python -m harness check --profile ci`` and its class-frequency
+report then read instead of drawing.  ``classes_of`` recognises a class from the scenario and the
+oracle alone.
 """
 
 from __future__ import annotations

@@ -118,6 +118,12 @@ class TargetInfo:
     findings_of: str | None = None  # a target whose findings file this one must match too
 
     @property
+    def expressible(self) -> frozenset[str]:
+        """Its capabilities, and ``corruption:<kind>`` for each damage it can take: what the
+        generators may draw for it (``scenarios.strategies.Capabilities``)."""
+        return self.capabilities | {f"corruption:{kind}" for kind in self.corruptions}
+
+    @property
     def findings_name(self) -> str:
         """The name its expected findings are recorded under."""
         return self.findings_of or self.name

@@ -74,6 +74,8 @@ NOT_SUPPORTED: Final = {
     "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
 }
+# what the target can express (no interrupt ids: see the module's docstring)
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"interrupt_ids", *NOT_SUPPORTED}
 # the generic damages, and the schema-level ones this format can take (RunStateFormat.damage)
 CORRUPTIONS: Final = GENERIC | {
     "schema_version_other",
@@ -100,7 +102,7 @@ class OpenAIAgentsTarget:
         self.info = TargetInfo(
             name="openai-agents",
             version=installed,
-            capabilities=frozenset(CAPABILITIES) - {"interrupt_ids", *NOT_SUPPORTED},
+            capabilities=TARGET_CAPABILITIES,
             description=f"the real {DISTRIBUTION} SDK from PyPI (Agent.as_tool, needs_approval, "
             "RunState to_json/from_json), with the scripted fake model",
             corruptions=CORRUPTIONS,

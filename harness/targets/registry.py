@@ -79,6 +79,28 @@ NEEDS_MODULE: Final[dict[str, str]] = {
 }
 
 
+def built_in_expressible() -> dict[str, frozenset[str]]:
+    """What each built-in target can express (``TargetInfo.expressible``), read off its adapter's
+    constants, so without its SDK (strands as from 1.59, the releases with a stored turn):
+    ``python -m harness generate`` commits a sample of generated scenarios for each set."""
+    from fakes.corruption import CORRUPTIONS
+    from harness.targets import langgraph, openai_agents, strands
+    from harness.targets.reference import ReferenceTarget
+
+    def damages(kinds: frozenset[str]) -> frozenset[str]:
+        return frozenset(f"corruption:{kind}" for kind in kinds)
+
+    with_stored_turns = strands.TARGET_CAPABILITIES | damages(frozenset(CORRUPTIONS))
+    return {
+        "reference": ReferenceTarget.info.expressible,
+        "strands": with_stored_turns,
+        "strands-snapshot": with_stored_turns,
+        "langgraph": langgraph.CAPABILITIES,
+        "langgraph-subgraph-node": langgraph.CAPABILITIES,
+        "openai-agents": openai_agents.TARGET_CAPABILITIES | damages(openai_agents.CORRUPTIONS),
+    }
+
+
 def available() -> dict[str, Callable[[], Target]]:
     """Every target that can be built here, by name, sorted (an SDK's targets only where the
     SDK is installed)."""

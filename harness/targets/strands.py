@@ -75,6 +75,10 @@ TIMESTAMP: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\
 
 
 FIRST_WITH_STORED_TURNS: Final = (1, 59)
+# what the target can express from 1.59 on (earlier releases less: see StrandsTarget); the SDK's
+# stream processing skips a tool use with an empty id as an incomplete block
+# (strands/event_loop/streaming.py, a WARNING): the call never happens, by design
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids"}
 
 
 def _release(text: str) -> tuple[int, ...]:
@@ -104,9 +108,7 @@ class StrandsTarget:
         installed = sdk_version()
         if installed is None:
             raise RuntimeError(f"{DISTRIBUTION} is not installed (pip install '.[strands]')")
-        # the SDK's stream processing skips a tool use with an empty id as an incomplete block
-        # (strands/event_loop/streaming.py, a WARNING): the call never happens, by design
-        capabilities = frozenset(CAPABILITIES) - {"empty_tool_use_ids"}
+        capabilities = TARGET_CAPABILITIES
         if _release(installed) < FIRST_WITH_STORED_TURNS:
             # before 1.59 the SDK stores no sub-agent turn: nothing to measure or to corrupt
             capabilities -= {"corruption", "continuation_bytes"}

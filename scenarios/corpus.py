@@ -1,0 +1,239 @@
+"""The ci sample of generated scenarios as committed data, read instead of drawn.
+
+Which scenarios hypothesis draws, even derandomized, changes with its release; the findings
+files' classes explain one particular sample.  So ``python -m harness generate --profile ci``
+draws the sample once and writes it under ``scenarios/corpus/<profile>/``, and
+``python -m harness check --profile ci`` runs what is committed there: regenerating is a
+deliberate change, reviewed like any other, that means triaging the findings again.
+
+One JSON-lines file per sample: ``generated.jsonl`` for the targets that can express every
+capability the generators consult (``DRAWN_CAPABILITIES``), and ``generated-<target>.jsonl`` for
+each narrower set a built-in target draws its own sample within (the first built-in target with
+that set names the file; a check matches a file by the set in its header, never by name).  The
+first line is a header, then one line per scenario, the general family first, then the focused
+(restore) family, each in the order drawn::
+
+    {"capabilities":null,"hypothesis":"6.170.17","profile":"ci","regenerate":"...","scenarios":400}
+    {"name":"generated-000","scenario":{"description":"generated",...}}
+
+``capabilities`` is the sorted list of the drawn capabilities the sample was drawn within (null:
+all of them), ``hypothesis`` the release that drew it.  A scenario is its
+``model_dump(mode="json", exclude_defaults=True)`` and is read back through the same validation
+as a regression file (``scenarios.loading.parse_scenario``).  Names are the shared sample's
+(``generated-007``, ``generated-restore-007``); a target running a narrower file gets its name
+after ``generated-`` or ``generated-restore-`` (``generated-strands-007``), as when it drew its
+own sample.  Every line is ``json.dumps`` with sorted keys, no ASCII escaping and no spaces, so
+the same hypothesis release writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final
+
+import hypothesis
+
+from scenarios.loading import ScenarioFileError, parse_scenario
+from scenarios.model import Scenario
+from scenarios.statistics import sample
+from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities, restore_scenarios, scenarios
+
+CORPUS: Final = Path(__file__).parent / "corpus"
+COMMITTED: Final = ("ci",)  # the profiles whose sample is committed; the others are drawn
+SHARED: Final = "generated"  # the file stem of the sample every fully capable target runs
+GENERAL, RESTORE = "generated-", "generated-restore-"
+REGENERATE: Final = "python -m harness generate --profile {profile}"
+HEADER_KEYS: Final = ("capabilities", "hypothesis", "profile", "regenerate", "scenarios")
+NAME: Final = re.compile(r"(generated-(?:restore-)?)(\d{3,})")
+
+Named = list[tuple[str, Scenario]]
+
+
+class CorpusError(ValueError):
+    """A corpus file that cannot be used; the message is one line naming the file and line."""
+
+
+def drawn_within(capabilities: Capabilities) -> Capabilities:
+    """The part of ``capabilities`` the generators consult, which alone decides what is drawn;
+    None when that is every one of them (the shared sample)."""
+    if capabilities is None or capabilities >= DRAWN_CAPABILITIES:
+        return None
+    return capabilities & DRAWN_CAPABILITIES
+
+
+def draw(profile: str, capabilities: Capabilities) -> Named:
+    """The sample a derandomized run of ``profile`` draws within ``capabilities``: the general
+    family, then the focused one, under the shared sample's names."""
+    within = drawn_within(capabilities)
+    general = sample(profile, lambda: scenarios(capabilities=within))
+    focused = sample(profile, lambda: restore_scenarios(capabilities=within))
+    return [(f"{GENERAL}{i:03d}", scenario) for i, scenario in enumerate(general)] + [
+        (f"{RESTORE}{i:03d}", scenario) for i, scenario in enumerate(focused)
+    ]
+
+
+def named(drawn: Named, prefix: str) -> Named:
+    """The names a target with ``prefix`` (``strands-``; "" for the shared sample) runs them
+    under: ``generated-strands-007``, ``generated-restore-strands-007``."""
+    return [(_prefixed(name, prefix), scenario) for name, scenario in drawn]
+
+
+def _prefixed(name: str, prefix: str) -> str:
+    matched = NAME.fullmatch(name)
+    assert matched is not None, name  # read() and draw() give no other names
+    return f"{matched[1]}{prefix}{matched[2]}"
+
+
+def render(profile: str, capabilities: Capabilities, drawn: Named) -> str:
+    """The file's text: the header, then one line per scenario."""
+    within = drawn_within(capabilities)
+    header = {
+        "capabilities": None if within is None else sorted(within),
+        "hypothesis": hypothesis.__version__,
+        "profile": profile,
+        "regenerate": REGENERATE.format(profile=profile),
+        "scenarios": len(drawn),
+    }
+    lines = [header] + [
+        {"name": name, "scenario": scenario.model_dump(mode="json", exclude_defaults=True)}
+        for name, scenario in drawn
+    ]
+    return "".join(_line(line) + "\n" for line in lines)
+
+
+def _line(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def folder(profile: str, corpus: Path | None = None) -> Path:
+    return (CORPUS if corpus is None else corpus) / profile
+
+
+def files(profile: str, corpus: Path | None = None) -> list[Path]:
+    directory = folder(profile, corpus)
+    return sorted(directory.glob("*.jsonl")) if directory.is_dir() else []
+
+
+def find(profile: str, capabilities: Capabilities, corpus: Path | None = None) -> Path | None:
+    """The committed file of ``profile`` drawn within the same drawn capabilities as
+    ``capabilities`` (by its header), or None.  Every file's header is read, so a malformed
+    one is refused even when another would match."""
+    wanted = drawn_within(capabilities)
+    found: dict[Capabilities, Path] = {}
+    for path in files(profile, corpus):
+        within = header(path, profile)["capabilities"]
+        if within in found:
+            raise CorpusError(
+                f"{path}: line 1: capabilities: expected a set no other file has, "
+                f"{found[within].name} has the same"
+            )
+        found[within] = path
+    return found.get(wanted)
+
+
+def header(path: Path, profile: str) -> dict[str, Any]:
+    """The file's header, checked; ``capabilities`` as a frozenset (None: every one)."""
+    text = _text(path)
+    first = text.split("\n", 1)[0]
+    return _header(path, first, profile)
+
+
+def read(path: Path, profile: str) -> Named:
+    """Every scenario of the file, in order, each validated as a regression file is."""
+    text = _text(path)
+    if not text.endswith("\n"):
+        raise CorpusError(f"{path}: line {text.count(chr(10)) + 1}: expected a newline at the end")
+    lines = text.split("\n")[:-1]
+    count = _header(path, lines[0], profile)["scenarios"]
+    seen: set[str] = set()
+    drawn: Named = []
+    for number, line in enumerate(lines[1:], start=2):
+        data = _object(path, number, line, 'a scenario line: {"name": ..., "scenario": ...}')
+        keys = sorted(data)
+        if keys != ["name", "scenario"]:
+            raise CorpusError(
+                f"{path}: line {number}: expected the keys name and scenario, got {_listed(keys)}"
+            )
+        name = data["name"]
+        if not isinstance(name, str) or not NAME.fullmatch(name):
+            raise CorpusError(
+                f"{path}: line {number}: name: expected generated-NNN or generated-restore-NNN, "
+                f"got {name!r}"
+            )
+        if name in seen:
+            raise CorpusError(f"{path}: line {number}: name: {name} is already an earlier line's")
+        seen.add(name)
+        try:
+            scenario = parse_scenario(data["scenario"], f"{path}: line {number}: scenario")
+        except ScenarioFileError as problem:
+            raise CorpusError(str(problem)) from None
+        drawn.append((name, scenario))
+    if len(drawn) != count:
+        raise CorpusError(
+            f"{path}: line {len(lines)}: expected {count} scenarios after the header "
+            f"(its scenarios), found {len(drawn)}"
+        )
+    return drawn
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as failure:
+        raise CorpusError(f"{path}: cannot read: {failure.strerror}") from None
+    except UnicodeDecodeError:
+        raise CorpusError(f"{path}: not UTF-8 text") from None
+
+
+def _header(path: Path, line: str, profile: str) -> dict[str, Any]:
+    expected = "the header: {" + ", ".join(f'"{key}": ...' for key in HEADER_KEYS) + "}"
+    data = _object(path, 1, line, expected)
+    keys = sorted(data)
+    if keys != sorted(HEADER_KEYS):
+        raise CorpusError(
+            f"{path}: line 1: expected the header's keys {_listed(HEADER_KEYS)}, "
+            f"got {_listed(keys)}"
+        )
+    if data["profile"] != profile:
+        raise CorpusError(
+            f"{path}: line 1: profile: expected {profile!r} (the folder it is in), "
+            f"got {data['profile']!r}"
+        )
+    within = data["capabilities"]
+    if within is not None and not (
+        isinstance(within, list) and all(isinstance(name, str) for name in within)
+    ):
+        raise CorpusError(
+            f"{path}: line 1: capabilities: expected null or a list of capability names, "
+            f"got {within!r}"
+        )
+    if not isinstance(data["hypothesis"], str):
+        raise CorpusError(f"{path}: line 1: hypothesis: expected the release that drew it")
+    count = data["scenarios"]
+    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+        raise CorpusError(
+            f"{path}: line 1: scenarios: expected how many lines follow, got {count!r}"
+        )
+    return {**data, "capabilities": None if within is None else frozenset(within)}
+
+
+def _object(path: Path, number: int, line: str, expected: str) -> dict[str, Any]:
+    if not line.strip():
+        raise CorpusError(f"{path}: line {number}: expected {expected}, got an empty line")
+    try:
+        data = json.loads(line)
+    except ValueError as failure:
+        problem = getattr(failure, "msg", "does not parse")
+        raise CorpusError(
+            f"{path}: line {number}: not JSON ({problem}): expected {expected}"
+        ) from None
+    if not isinstance(data, dict):
+        raise CorpusError(f"{path}: line {number}: expected {expected}, got {type(data).__name__}")
+    return data
+
+
+def _listed(keys: Iterable[str]) -> str:
+    return ", ".join(keys) or "none"

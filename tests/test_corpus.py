@@ -1,0 +1,342 @@
+"""The committed ci sample (``scenarios/corpus/``): it is what ``python -m harness generate``
+writes with the installed hypothesis, every scenario in it is a valid regression scenario, each
+built-in target finds the file drawn within its capabilities, and a malformed file is refused in
+one line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import hypothesis
+import pytest
+from hypothesis import given, settings
+
+from fakes.corruption import CORRUPTIONS
+from harness import cli
+from harness.cli import main
+from harness.targets import langgraph, openai_agents, registry, strands
+from harness.targets.base import CAPABILITIES
+from scenarios import corpus
+from scenarios.loading import parse_scenario
+from scenarios.model import Corrupt, Scenario
+from scenarios.strategies import DRAWN_CAPABILITIES, restore_scenarios, scenarios
+
+FILES = corpus.files("ci")
+EVERY = frozenset(CAPABILITIES) | {f"corruption:{kind}" for kind in CORRUPTIONS}
+
+
+def drawn_by_the_installed_hypothesis() -> None:
+    """Fail, in one line, when the installed hypothesis is not the release that drew the corpus:
+    its draws differ, and a new sample must be a deliberate, triaged change."""
+    for path in FILES:
+        drew = corpus.header(path, "ci")["hypothesis"]
+        if drew != hypothesis.__version__:
+            pytest.fail(
+                f"{path.name} was drawn by hypothesis {drew}, {hypothesis.__version__} is "
+                f"installed: install {drew}, or regenerate deliberately (python -m harness "
+                f"generate --profile ci) and triage the findings again",
+                pytrace=False,
+            )
+
+
+def test_the_committed_corpus_is_what_generate_writes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    drawn_by_the_installed_hypothesis()
+    assert main(["generate", "--profile", "ci", "--corpus", str(tmp_path)]) == 0
+    assert "triage its findings again" in capsys.readouterr().out
+    written = corpus.files("ci", tmp_path)
+    assert [path.name for path in written] == [path.name for path in FILES]
+    stale = [
+        path.name
+        for path in FILES
+        if path.read_bytes() != (tmp_path / "ci" / path.name).read_bytes()
+    ]
+    assert stale == [], f"{stale} differ from what generate writes: regenerate deliberately"
+
+
+def test_generate_replaces_every_file_and_removes_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def tiny(profile: str, capabilities: frozenset[str] | None) -> corpus.Named:
+        return corpus.read(FILES[0], profile)[:2]
+
+    monkeypatch.setattr(corpus, "draw", tiny)
+    folder = tmp_path / "ci"
+    folder.mkdir()
+    (folder / "generated.jsonl").write_text("not a corpus file\n", encoding="utf-8")
+    (folder / "generated-gone.jsonl").write_text("{}\n", encoding="utf-8")
+    assert main(["generate", "--corpus", str(tmp_path)]) == 0
+    assert "generated-gone.jsonl: removed" in capsys.readouterr().out
+    assert [path.name for path in corpus.files("ci", tmp_path)] == [path.name for path in FILES]
+    assert len(corpus.read(folder / "generated.jsonl", "ci")) == 2
+
+
+def test_the_corpus_holds_both_families_under_todays_names() -> None:
+    assert [path.name for path in FILES] == [
+        "generated-langgraph.jsonl",
+        "generated-openai-agents.jsonl",
+        "generated-strands.jsonl",
+        "generated.jsonl",
+    ]
+    for path in FILES:
+        names = [name for name, _ in corpus.read(path, "ci")]
+        assert names == [f"generated-{i:03d}" for i in range(200)] + [
+            f"generated-restore-{i:03d}" for i in range(200)
+        ]
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
+def test_every_corpus_scenario_loads_as_a_regression_file_does(path: Path) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    assert header["profile"] == "ci"
+    assert header["scenarios"] == len(lines) - 1
+    read = corpus.read(path, "ci")
+    for number, (line, (name, scenario)) in enumerate(zip(lines[1:], read, strict=True), 2):
+        data = json.loads(line)
+        assert data["name"] == name
+        # the loader of scenarios/regressions/: schema, then the oracle's expectations
+        assert parse_scenario(data["scenario"], f"{path.name}: line {number}") == scenario
+        needed = {step.corrupt for step in scenario.steps if isinstance(step, Corrupt)}
+        within = header["capabilities"]
+        if within is not None:
+            assert {f"corruption:{kind}" for kind in needed} <= set(within)
+
+
+def stand_in_versions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Build the SDK targets without their SDKs: their constructors read only the version."""
+    monkeypatch.setattr(strands, "sdk_version", lambda: "1.62.0")
+    monkeypatch.setattr(langgraph, "sdk_version", lambda: "1.2.24")
+    monkeypatch.setattr(openai_agents, "sdk_version", lambda: "0.24.0")
+
+
+def test_the_capabilities_generate_knows_are_those_the_targets_declare(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    stand_in_versions(monkeypatch)
+    known = registry.built_in_expressible()
+    assert set(known) == set(registry.BUILT_IN)
+    for name, build in registry.BUILT_IN.items():
+        assert build().info.expressible == known[name], name
+
+
+@pytest.mark.parametrize("name", sorted(registry.BUILT_IN))
+def test_every_built_in_target_finds_the_file_drawn_within_its_capabilities(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stand_in_versions(monkeypatch)
+    expressible = registry.BUILT_IN[name]().info.expressible
+    found = corpus.find("ci", expressible)
+    assert found is not None
+    shared = expressible >= DRAWN_CAPABILITIES
+    assert (found.name == "generated.jsonl") == shared
+    if not shared:
+        within = corpus.header(found, "ci")["capabilities"]
+        assert within == expressible & DRAWN_CAPABILITIES
+        assert found.name in {f"generated-{name}.jsonl", *_same_set_names(name)}
+
+
+def _same_set_names(name: str) -> set[str]:
+    """The files named after another built-in target with the same capabilities."""
+    known = registry.built_in_expressible()
+    return {f"generated-{other}.jsonl" for other in known if known[other] == known[name]}
+
+
+def test_a_fully_capable_target_runs_the_shared_sample() -> None:
+    assert corpus.drawn_within(EVERY) is None
+    assert corpus.drawn_within(DRAWN_CAPABILITIES) is None
+    assert (
+        corpus.find("ci", EVERY)
+        == corpus.find("ci", None)
+        == corpus.folder("ci") / ("generated.jsonl")
+    )
+
+
+ASKED: set[str] = set()
+
+
+class Consulted(frozenset[str]):
+    """A capability set that remembers which capabilities the generators asked about."""
+
+    def __contains__(self, item: object) -> bool:
+        ASKED.add(str(item))
+        return super().__contains__(item)
+
+
+def test_the_generators_consult_exactly_the_drawn_capabilities() -> None:
+    """So a sample drawn within a set's drawn part is the one drawn within the whole set, and a
+    file's header need record only that part."""
+    ASKED.clear()
+    every = Consulted(EVERY)
+
+    @settings(max_examples=30, derandomize=True, database=None)
+    @given(scenarios(capabilities=every), restore_scenarios(capabilities=every))
+    def draw(general: Scenario, focused: Scenario) -> None:
+        del general, focused
+
+    draw()
+    assert set(DRAWN_CAPABILITIES) == ASKED
+
+
+def test_a_target_prefix_goes_after_generated_in_both_families() -> None:
+    drawn = corpus.read(corpus.folder("ci") / "generated-strands.jsonl", "ci")
+    names = [name for name, _ in corpus.named(drawn, "strands-snapshot-")]
+    assert names[0] == "generated-strands-snapshot-000"
+    assert names[200] == "generated-restore-strands-snapshot-000"
+    assert [name for name, _ in corpus.named(drawn, "")] == [name for name, _ in drawn]
+
+
+def test_check_draws_a_sample_no_file_was_drawn_within_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked: list[tuple[str, frozenset[str] | None]] = []
+
+    def drawn(profile: str, capabilities: frozenset[str] | None) -> corpus.Named:
+        asked.append((profile, capabilities))
+        return corpus.read(FILES[0], "ci")[:1]
+
+    monkeypatch.setattr(corpus, "draw", drawn)
+    narrow = frozenset({"restart"})
+    assert cli._generated("ci", narrow, "custom-") == [
+        ("generated-custom-000", corpus.read(FILES[0], "ci")[0][1])
+    ]
+    assert asked == [("ci", narrow)]
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert "no sample drawn within custom's capabilities; drawing it with hypothesis" in err
+    # the other profiles are drawn, and say nothing
+    assert cli._generated("dev", None, "")[0][0] == "generated-000"
+    assert asked[-1] == ("dev", None)
+    assert capsys.readouterr().err == ""
+
+
+def test_check_runs_the_committed_file_not_a_new_draw(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(profile: str, capabilities: frozenset[str] | None) -> corpus.Named:
+        raise AssertionError("drew instead of reading the corpus")
+
+    monkeypatch.setattr(corpus, "draw", refuse)
+    for path in FILES:
+        within = corpus.header(path, "ci")["capabilities"]
+        assert cli._generated("ci", within, "") == corpus.read(path, "ci")
+
+
+GOOD_HEADER = {
+    "capabilities": None,
+    "hypothesis": "6.170.17",
+    "profile": "ci",
+    "regenerate": "python -m harness generate --profile ci",
+    "scenarios": 1,
+}
+GOOD_LINE = '{"name":"generated-000","scenario":{"description":"d","source":"s","steps":[{"run":"p"}],"tree":{"name":"orchestrator"}}}'  # noqa: E501
+
+
+def lines(*rows: object) -> str:
+    return "".join((row if isinstance(row, str) else json.dumps(row)) + "\n" for row in rows)
+
+
+MALFORMED = {
+    "empty": ("", "line 1: expected the header"),
+    "header-not-json": ("{capabilities\n", "line 1: not JSON (Expecting property name"),
+    "header-a-list": (lines([1]), "line 1: expected the header: {"),
+    "header-missing-key": (
+        lines({key: value for key, value in GOOD_HEADER.items() if key != "hypothesis"}),
+        "line 1: expected the header's keys capabilities, hypothesis, profile, regenerate, "
+        "scenarios, got capabilities, profile, regenerate, scenarios",
+    ),
+    "header-extra-key": (
+        lines({**GOOD_HEADER, "x": 1}),
+        "line 1: expected the header's keys capabilities, hypothesis, profile, regenerate, "
+        "scenarios, got capabilities, hypothesis, profile, regenerate, scenarios, x",
+    ),
+    "other-profile": (
+        lines({**GOOD_HEADER, "profile": "dev"}, GOOD_LINE),
+        "line 1: profile: expected 'ci' (the folder it is in), got 'dev'",
+    ),
+    "capabilities-a-string": (
+        lines({**GOOD_HEADER, "capabilities": "restart"}, GOOD_LINE),
+        "line 1: capabilities: expected null or a list of capability names",
+    ),
+    "count-negative": (
+        lines({**GOOD_HEADER, "scenarios": -1}),
+        "line 1: scenarios: expected how many lines follow",
+    ),
+    "too-few": (
+        lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE),
+        "line 2: expected 2 scenarios after the header (its scenarios), found 1",
+    ),
+    "no-final-newline": (lines(GOOD_HEADER) + GOOD_LINE, "line 2: expected a newline at the end"),
+    "blank-line": (lines(GOOD_HEADER, "", GOOD_LINE), "line 2: expected a scenario line"),
+    "line-not-json": (lines(GOOD_HEADER, "{name"), "line 2: not JSON"),
+    "extra-key": (
+        lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "note": 1}),
+        "line 2: expected the keys name and scenario, got name, note, scenario",
+    ),
+    "bad-name": (
+        lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "name": "colliding-ids"}),
+        "line 2: name: expected generated-NNN or generated-restore-NNN, got 'colliding-ids'",
+    ),
+    "repeated-name": (
+        lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE, GOOD_LINE),
+        "line 3: name: generated-000 is already an earlier line's",
+    ),
+    "bad-scenario": (
+        lines(GOOD_HEADER, GOOD_LINE.replace('"run":"p"}', '"run":"p"},{"answer":{"x":"deny"}}')),
+        "line 2: scenario: steps[1].answer: no action labelled ['x']",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_corpus_file_exits_2_with_one_line_and_no_report(
+    case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text, expected = MALFORMED[case]
+    folder = tmp_path / "corpus" / "ci"
+    folder.mkdir(parents=True)
+    path = folder / "generated.jsonl"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(corpus, "CORPUS", tmp_path / "corpus")
+    reports = tmp_path / "reports"
+    status = main(["check", "--target", "reference", "--profile", "ci", "--reports", str(reports)])
+    captured = capsys.readouterr()
+    assert status == 2
+    lines_out = captured.err.strip().splitlines()
+    assert len(lines_out) == 1, captured.err
+    assert lines_out[0].startswith(f"{path}: "), lines_out[0]
+    assert expected in lines_out[0]
+    assert "Traceback" not in captured.err
+    assert not reports.exists()
+
+
+def test_two_files_drawn_within_the_same_capabilities_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "ci"
+    folder.mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        (folder / name).write_text(lines(GOOD_HEADER, GOOD_LINE), encoding="utf-8")
+    monkeypatch.setattr(corpus, "CORPUS", tmp_path)
+    reports = str(tmp_path / "reports")
+    assert main(["check", "--target", "reference", "--profile", "ci", "--reports", reports]) == 2
+    assert capsys.readouterr().err == (
+        f"{folder / 'b.jsonl'}: line 1: capabilities: expected a set no other file has, "
+        "a.jsonl has the same\n"
+    )
+
+
+def test_a_good_corpus_file_written_by_hand_is_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "corpus" / "ci"
+    folder.mkdir(parents=True)
+    (folder / "generated.jsonl").write_text(lines(GOOD_HEADER, GOOD_LINE), encoding="utf-8")
+    monkeypatch.setattr(corpus, "CORPUS", tmp_path / "corpus")
+    reports = tmp_path / "reports"
+    assert (
+        main(["check", "--target", "reference", "--profile", "ci", "--reports", str(reports)]) == 0
+    )
+    document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    [names] = document["scenarios"].values()
+    assert [name for name in names if name.startswith("generated-")] == ["generated-000"]
