@@ -24,30 +24,55 @@ class AppendOnlyLog:
         *,
         before_append: Callable[[], None] | None = None,
         after_append: Callable[[], None] | None = None,
+        buffered: bool = False,
     ) -> None:
-        """The hooks run before and after each record is appended (crash points)."""
+        """The hooks run before and after each record is appended (crash points).  A
+        ``buffered`` log keeps appended records in memory until it is read (``records``) or
+        ``flush``-ed: for a log nothing else reads in the meantime, never for one whose records
+        must be on file when a crash point fires."""
+        if buffered and (before_append or after_append):
+            raise ValueError("a log with crash points writes every record through")
         self.path = path
         self.before_append = before_append
         self.after_append = after_append
+        self._unwritten: list[str] | None = [] if buffered and path is not None else None
         self._lines: list[str] = []  # the records as JSON text: in memory, or the file's so far
         self._offset = 0  # bytes of the file read so far: always the end of a whole line
 
     def append(self, record: Record) -> None:
+        self.append_json(json.dumps(record, sort_keys=True, ensure_ascii=False))
+
+    def append_json(self, line: str) -> None:
+        """Append a record its writer already serialised: one JSON object on one line, as
+        ``json.dumps(record, sort_keys=True, ensure_ascii=False)`` writes it (an adapter that
+        had to serialise an event to scrub it saves a parse and a serialisation per event)."""
         if self.before_append is not None:
             self.before_append()
-        line = json.dumps(record, sort_keys=True, ensure_ascii=False)
         if self.path is None:
             self._lines.append(line)
+        elif self._unwritten is not None:
+            self._unwritten.append(line)
         else:
-            if not self.path.parent.is_dir():
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
+            self._write([line])
         if self.after_append is not None:
             self.after_append()
 
+    def flush(self) -> None:
+        """Write what a buffered log holds."""
+        if self._unwritten:
+            self._write(self._unwritten)
+            self._unwritten = []
+
+    def _write(self, lines: list[str]) -> None:
+        assert self.path is not None
+        if not self.path.parent.is_dir():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in lines))
+
     def records(self) -> list[Record]:
         """Every record so far, in order, as fresh objects: changing them changes no log."""
+        self.flush()
         lines = self._lines if self.path is None else self._file_lines(self.path)
         return json.loads(f"[{','.join(lines)}]")  # type: ignore[no-any-return]
 

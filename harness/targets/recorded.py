@@ -40,7 +40,9 @@ class RecordedSession:
                 workdir / "ledger.jsonl", before_append=alive, after_append=self._reached("action")
             )
         )
-        self.public_events = AppendOnlyLog(workdir / "events.jsonl")
+        # read after every step (and by a process-isolated step before it reports): nothing
+        # reads it in between, so it is written once a step, not once an event
+        self.public_events = AppendOnlyLog(workdir / "events.jsonl", buffered=True)
         self.store = CorruptingStore(store, continuation_format, workdir / "damages.json")
         self.store.before_put = self._reached("persist")
         self.format = continuation_format

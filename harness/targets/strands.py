@@ -408,7 +408,7 @@ class StrandsSession(RecordedSession):
     def _record(self, via: str, payload: dict[str, Any]) -> None:
         kept = {key: value for key, value in payload.items() if key not in UNSTABLE_KEYS}
         text = json.dumps({via: kept}, default=_opaque, sort_keys=True, ensure_ascii=False)
-        self.public_events.append(json.loads(_scrub(text)))
+        self.public_events.append_json(_scrub(text))
 
     async def _stream(self, prompt: Any) -> Any:
         """Invoke the root through ``stream_async``, recording every event it yields."""
