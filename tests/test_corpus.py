@@ -5,6 +5,7 @@ one line."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -24,6 +25,11 @@ from scenarios.strategies import DRAWN_CAPABILITIES, restore_scenarios, scenario
 
 FILES = corpus.files("ci")
 EVERY = frozenset(CAPABILITIES) | {f"corruption:{kind}" for kind in CORRUPTIONS}
+
+
+@functools.cache
+def committed(path: Path) -> corpus.Named:
+    return corpus.read(path, "ci")
 
 
 def drawn_by_the_installed_hypothesis() -> None:
@@ -56,11 +62,23 @@ def test_the_committed_corpus_is_what_generate_writes(
     assert stale == [], f"{stale} differ from what generate writes: regenerate deliberately"
 
 
+def test_another_hypothesis_release_fails_the_corpus_test_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(hypothesis, "__version__", "0.0.1")
+    with pytest.raises(pytest.fail.Exception) as failure:
+        drawn_by_the_installed_hypothesis()
+    message = str(failure.value)
+    assert "\n" not in message
+    assert "0.0.1 is installed" in message
+    assert "regenerate deliberately (python -m harness generate --profile ci)" in message
+
+
 def test_generate_replaces_every_file_and_removes_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     def tiny(profile: str, capabilities: frozenset[str] | None) -> corpus.Named:
-        return corpus.read(FILES[0], profile)[:2]
+        return committed(FILES[0])[:2]
 
     monkeypatch.setattr(corpus, "draw", tiny)
     folder = tmp_path / "ci"
@@ -81,7 +99,7 @@ def test_the_corpus_holds_both_families_under_todays_names() -> None:
         "generated.jsonl",
     ]
     for path in FILES:
-        names = [name for name, _ in corpus.read(path, "ci")]
+        names = [name for name, _ in committed(path)]
         assert names == [f"generated-{i:03d}" for i in range(200)] + [
             f"generated-restore-{i:03d}" for i in range(200)
         ]
@@ -93,7 +111,7 @@ def test_every_corpus_scenario_loads_as_a_regression_file_does(path: Path) -> No
     header = json.loads(lines[0])
     assert header["profile"] == "ci"
     assert header["scenarios"] == len(lines) - 1
-    read = corpus.read(path, "ci")
+    read = committed(path)
     for number, (line, (name, scenario)) in enumerate(zip(lines[1:], read, strict=True), 2):
         data = json.loads(line)
         assert data["name"] == name
@@ -181,7 +199,7 @@ def test_the_generators_consult_exactly_the_drawn_capabilities() -> None:
 
 
 def test_a_target_prefix_goes_after_generated_in_both_families() -> None:
-    drawn = corpus.read(corpus.folder("ci") / "generated-strands.jsonl", "ci")
+    drawn = committed(corpus.folder("ci") / "generated-strands.jsonl")
     names = [name for name, _ in corpus.named(drawn, "strands-snapshot-")]
     assert names[0] == "generated-strands-snapshot-000"
     assert names[200] == "generated-restore-strands-snapshot-000"
@@ -195,12 +213,12 @@ def test_check_draws_a_sample_no_file_was_drawn_within_and_says_so(
 
     def drawn(profile: str, capabilities: frozenset[str] | None) -> corpus.Named:
         asked.append((profile, capabilities))
-        return corpus.read(FILES[0], "ci")[:1]
+        return committed(FILES[0])[:1]
 
     monkeypatch.setattr(corpus, "draw", drawn)
     narrow = frozenset({"restart"})
     assert cli._generated("ci", narrow, "custom-") == [
-        ("generated-custom-000", corpus.read(FILES[0], "ci")[0][1])
+        ("generated-custom-000", committed(FILES[0])[0][1])
     ]
     assert asked == [("ci", narrow)]
     err = capsys.readouterr().err
@@ -219,7 +237,7 @@ def test_check_runs_the_committed_file_not_a_new_draw(monkeypatch: pytest.Monkey
     monkeypatch.setattr(corpus, "draw", refuse)
     for path in FILES:
         within = corpus.header(path, "ci")["capabilities"]
-        assert cli._generated("ci", within, "") == corpus.read(path, "ci")
+        assert cli._generated("ci", within, "") == committed(path)
 
 
 GOOD_HEADER = {
