@@ -323,3 +323,12 @@ def test_interrupts_that_tie_are_recorded_and_shown_in_the_order_raised(tmp_path
         assert [pending.id for pending in shown] == ["lg-1", "lg-2", "lg-3"]
         assert [pending.reason["question"] for pending in shown] == [1, 1, 2]
     assert session._real_ids() == {"lg-1": second.id, "lg-2": first.id, "lg-3": third.id}
+
+
+def test_message_ids_are_not_recorded() -> None:
+    """The reducer sets a missing id in place while a checkpoint thread may be serializing the
+    message, so a replayed write carries null or a uuid by timing."""
+    from harness.targets.langgraph import MESSAGE_ID, _plain
+
+    for message in (ToolMessage(content="ok", tool_call_id="1"), AIMessage(content="x", id="y")):
+        assert _plain(message)["id"] == MESSAGE_ID

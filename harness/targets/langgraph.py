@@ -49,6 +49,8 @@ These adaptations keep the history deterministic, and none changes what is check
   l. 687 and 705), so in an order of memory addresses.  Such an ``__interrupt__`` chunk is
   recorded with its interrupts in the order raised, and interrupts that tie on path and question
   are shown in that order.
+* Message ids are recorded as ``<message-id>`` (see ``_plain``): the reducer gives a message
+  its id in place, racing a checkpoint thread that serializes the same message.
 """
 
 from __future__ import annotations
@@ -117,6 +119,7 @@ CAPABILITIES: Final = frozenset(
 )
 
 INTERRUPT_ID: Final = re.compile(r"\b[0-9a-f]{32}\b")
+MESSAGE_ID: Final = "<message-id>"  # what a message's id is recorded as (see _plain)
 
 
 def sdk_version() -> str | None:
@@ -631,10 +634,23 @@ def _sub_agent_schema(name: str) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON form of what LangGraph streams (messages, interrupts, commands)."""
+    """A JSON form of what LangGraph streams (messages, interrupts, commands).
+
+    A message's id is per-run identity, and for a message made without one (a ``ToolMessage``
+    from ``ToolNode``, a prompt) it is not even the same per run: the ``add_messages`` reducer
+    draws a uuid and sets it on the message object in place, while a checkpoint thread may be
+    serializing that same object as a pending write (``put_writes`` runs in the background, the
+    reducer on the caller's thread).  A write replayed from the checkpoint (a ``cached`` update on
+    resume) so carries ``null`` or a uuid by thread timing.  Every message id is recorded as
+    ``<message-id>``."""
+    from langchain_core.messages import BaseMessage
+
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json")
+        plain = dump(mode="json")
+        if isinstance(value, BaseMessage) and isinstance(plain, dict):
+            plain["id"] = MESSAGE_ID
+        return plain
     fields = getattr(value, "__slots__", None) or getattr(value, "__dataclass_fields__", None)
     if fields:
         return {"type": type(value).__name__, **{name: getattr(value, name) for name in fields}}
