@@ -51,6 +51,18 @@ These adaptations keep the history deterministic, and none changes what is check
   are shown in that order.
 * Message ids are recorded as ``<message-id>`` (see ``_plain``): the reducer gives a message
   its id in place, racing a checkpoint thread that serializes the same message.
+
+What stays timing-dependent is LangGraph's own, and a user sees it too: when a task of a
+super-step fails (an error, not an interrupt), the runner stops the others
+(``_should_stop_others``, ``_runner.py`` l. 336) and cancels those the pool has not started
+(``_panic_or_proceed``, l. 695); but the one worker, free as soon as the failed task's future is
+settled, may already have taken the next task, which then runs to its end (with its side effects
+and its checkpoint writes); and the stream chunk that task emits is yielded only if it was
+queued before the stream's last drain, since the stream ends with the exception.  Whether it was
+depends on how the worker and the caller's thread were scheduled, which load changes.  In the ci
+sample only create_react_agent's INVALID_CHAT_HISTORY fails a task (the recorded
+``shared-sub-agent-thread`` class, ``tools`` shape), and only the public events of the failed step
+vary (an ``__interrupt__`` chunk or not), so its findings file lists ``D`` in that class.
 """
 
 from __future__ import annotations
