@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from fakes.log import AppendOnlyLog
 from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
+from fakes.protected import reason
 from harness.checkers import check
 from harness.findings import findings_path, load_findings
 from harness.history import History
@@ -296,3 +297,38 @@ def test_conversation_of_reads_prompts_replies_and_tool_results() -> None:
     ]
     said = conversation_of(messages)
     assert [type(item).__name__ for item in said] == ["Prompt", "Reply", "NoneType"]
+
+
+def test_interrupts_that_tie_are_recorded_and_shown_in_the_order_raised(tmp_path: Path) -> None:
+    """LangGraph collects a subgraph's interrupts from a set of futures (an order of memory
+    addresses); the record and the handles follow the order the step raised them in."""
+    from langgraph.types import Interrupt
+
+    session = TARGETS["tools"].start(
+        parse_scenario(scenario(one_action(), {"run": "x"}), "s"), tmp_path
+    )
+    asked = reason("restart-service", 1, 1)
+    first, second = Interrupt(value=asked, id="a" * 32), Interrupt(value=asked, id="b" * 32)
+    third = Interrupt(value=reason("restart-service", 2, 2), id="c" * 32)
+    session.raised = {second.id: 0, third.id: 1, first.id: 2}
+    for chunk in ({"__interrupt__": (first, second, third)}, {"__interrupt__": (third, first)}):
+        session._record(chunk)
+    recorded = [event["stream"]["__interrupt__"] for event in session.events()]
+    assert [[entry["value"]["question"] for entry in entries] for entries in recorded] == [
+        [1, 2, 1],
+        [2, 1],
+    ]
+    for stream_order in ((first, second, third), (third, second, first)):
+        shown = session._shown(stream_order, {})
+        assert [pending.id for pending in shown] == ["lg-1", "lg-2", "lg-3"]
+        assert [pending.reason["question"] for pending in shown] == [1, 1, 2]
+    assert session._real_ids() == {"lg-1": second.id, "lg-2": first.id, "lg-3": third.id}
+
+
+def test_message_ids_are_not_recorded() -> None:
+    """The reducer sets a missing id in place while a checkpoint thread may be serializing the
+    message, so a replayed write carries null or a uuid by timing."""
+    from harness.targets.langgraph import MESSAGE_ID, _plain
+
+    for message in (ToolMessage(content="ok", tool_call_id="1"), AIMessage(content="x", id="y")):
+        assert _plain(message)["id"] == MESSAGE_ID

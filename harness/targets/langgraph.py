@@ -26,11 +26,12 @@ is emulated the way LangChain carries one (``ChatOpenAI(use_previous_response_id
 response id rides in the ``AIMessage``'s ``response_metadata`` and the next request reads it off
 the latest assistant message, so it is checkpointed with the conversation.
 
-Two adaptations keep the history deterministic, and neither changes what is checked:
+These adaptations keep the history deterministic, and none changes what is checked:
 
-* Tasks run with ``max_concurrency=1`` (a public ``RunnableConfig`` key): parallel tool calls
-  are still separate tasks of one super-step, but run one after another in task order, so model
-  requests and ledger entries come in the same order on every run.
+* Tasks run with ``max_concurrency=1`` (a public ``RunnableConfig`` key, inherited by the
+  sub-agents' graphs): parallel tool calls are still separate tasks of one super-step, but the
+  pool that runs them has one worker, so they run one after another in task order, and model
+  requests, ledger entries and interrupts come in the same order on every run.
 * LangGraph derives an interrupt's id from its task's checkpoint namespace, which contains task
   ids derived from time-based checkpoint ids: the same scenario gets other ids on every run, so
   the run with restarts could never show the ids of its restart-free control.  The human is
@@ -38,8 +39,30 @@ Two adaptations keep the history deterministic, and neither changes what is chec
   so it outlives restarts).  The renaming is one-to-one within a session, so ids that collide,
   differ or repeat still do; an answer maps the handle back to the real id.  New ids of one step
   are numbered in the order of where they were raised (the path of ``Send`` tasks down the
-  graphs, from ``get_state(subgraphs=True)``, then the question), not in the order the stream
-  emits them, which follows task ids and so changes from run to run.
+  graphs, from ``get_state(subgraphs=True)``, then the question, then the order the step raised
+  them in), not in the order the stream emits them, which follows task ids and so changes from
+  run to run.
+* The order the step raised its interrupts in is noted as they are raised (``_ask`` wraps
+  ``interrupt``); the single worker makes it the same on every run.  LangGraph's own order is
+  not: a task whose subgraph raised several interrupts reports them as one ``GraphInterrupt``
+  collected from a *set* of futures (``_panic_or_proceed``, ``langgraph/pregel/_runner.py``
+  l. 687 and 705), so in an order of memory addresses.  Such an ``__interrupt__`` chunk is
+  recorded with its interrupts in the order raised, and interrupts that tie on path and question
+  are shown in that order.
+* Message ids are recorded as ``<message-id>`` (see ``_plain``): the reducer gives a message
+  its id in place, racing a checkpoint thread that serializes the same message.
+
+What stays timing-dependent is LangGraph's own, and a user sees it too: when a task of a
+super-step fails (an error, not an interrupt), the runner stops the others
+(``_should_stop_others``, ``_runner.py`` l. 336) and cancels those the pool has not started
+(``_panic_or_proceed``, l. 695); but the one worker, free as soon as the failed task's future is
+settled, may already have taken the next task, which then runs to its end (with its side effects
+and its checkpoint writes); and the stream chunk that task emits is yielded only if it was
+queued before the stream's last drain, since the stream ends with the exception.  Whether it was
+depends on how the worker and the caller's thread were scheduled, which load changes.  In the ci
+sample only create_react_agent's INVALID_CHAT_HISTORY fails a task (the recorded
+``shared-sub-agent-thread`` class, ``tools`` shape), and only the public events of the failed step
+vary (an ``__interrupt__`` chunk or not), so its findings file lists ``D`` in that class.
 """
 
 from __future__ import annotations
@@ -50,6 +73,7 @@ import re
 import sqlite3
 import warnings
 from collections.abc import Callable, Sequence
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -77,6 +101,7 @@ CHECKPOINTS: Final = "checkpoints.sqlite"
 RESPONSE_ID: Final = "response_id"  # where the fake provider's id rides in response_metadata
 HANDLE_PREFIX: Final = "lg-"
 LOGGERS: Final = ("langgraph", "langchain_core", "langchain")
+INTERRUPT_KEY: Final = "__interrupt__"  # the stream chunk that carries a task's interrupts
 
 SHAPES: Final = {
     "tools": "sub-agents are tools of the prebuilt ReAct agent (create_react_agent + ToolNode)",
@@ -106,6 +131,7 @@ CAPABILITIES: Final = frozenset(
 )
 
 INTERRUPT_ID: Final = re.compile(r"\b[0-9a-f]{32}\b")
+MESSAGE_ID: Final = "<message-id>"  # what a message's id is recorded as (see _plain)
 
 
 def sdk_version() -> str | None:
@@ -246,6 +272,7 @@ class LangGraphSession(RecordedSession):
         self.handles = AppendOnlyLog(workdir / "interrupt-handles.jsonl")
         self.model_class = model_class()
         self.connection: sqlite3.Connection | None = None
+        self.raised: dict[str, int] = {}  # this step's interrupt ids, in the order raised
         self.root: Any = self._build()
 
     @property
@@ -283,18 +310,33 @@ class LangGraphSession(RecordedSession):
         }
         actions = [self._action_tool(action, path) for action in spec.actions]
         hooked = [action for action in spec.actions if action.hook]
+        tool_node = partial(_tool_node, hooked=hooked, ask=self._ask)
         if self.shape == "tools":
-            return _react_agent(spec.name, model, actions, hooked, sub_graphs, checkpointer)
-        return _node_agent(spec.name, model, actions, hooked, sub_graphs, checkpointer)
+            return _react_agent(spec.name, model, actions, tool_node, sub_graphs, checkpointer)
+        return _node_agent(spec.name, model, actions, tool_node, sub_graphs, checkpointer)
+
+    def _ask(self, value: Any) -> Any:
+        """``interrupt(value)``, noting in which order this step raised its interrupts: the tasks
+        run one after another, so that order is the same on every run (the order LangGraph
+        reports them in is not, see the module's docstring)."""
+        from langgraph.errors import GraphInterrupt
+        from langgraph.types import interrupt
+
+        try:
+            return interrupt(value)
+        except GraphInterrupt as asked:
+            for raised in asked.args[0] if asked.args else ():
+                self.raised.setdefault(raised.id, len(self.raised))
+            raise
 
     def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
         from typing import Annotated
 
         from langchain_core.tools import InjectedToolCallId, StructuredTool
-        from langgraph.types import interrupt
 
         protected = ProtectedAction(action.label, action.questions)
         ledger = self.ledger
+        interrupt = self._ask
 
         if action.hook:
 
@@ -341,6 +383,7 @@ class LangGraphSession(RecordedSession):
     def _step(self, graph_input: Any) -> Observation:
         if self.root is None:  # the last restart failed: nothing is running to ask
             return Observation(stop_reason=None, error=NOT_REBUILT)
+        self.raised = {}
         errors = ErrorLog()
         loggers = [logging.getLogger(name) for name in LOGGERS]
         for sdk_logger in loggers:
@@ -349,7 +392,7 @@ class LangGraphSession(RecordedSession):
         try:
             for chunk in self.root.stream(graph_input, self.config, stream_mode="updates"):
                 self._record(chunk)
-                interrupts.extend(chunk.get("__interrupt__", ()))
+                interrupts.extend(chunk.get(INTERRUPT_KEY, ()))
             state = self.root.get_state(self.config, subgraphs=True)
         except Exception as failure:  # the SDK's failure is an observation, not a crash
             return Observation(stop_reason=None, error=f"{type(failure).__name__}: {failure}")
@@ -376,8 +419,9 @@ class LangGraphSession(RecordedSession):
         """The interrupts of one step, once each, under their handles, in the order of where
         they were raised."""
 
-        def place(interrupt: Any) -> tuple[tuple[str, ...], str]:
-            return where.get(interrupt.id, ()), json.dumps(interrupt.value, sort_keys=True)
+        def place(interrupt: Any) -> tuple[tuple[str, ...], str, int]:
+            value = json.dumps(interrupt.value, sort_keys=True)
+            return where.get(interrupt.id, ()), value, self._raised_as(interrupt)
 
         shown: dict[str, PendingInterrupt] = {}
         for interrupt in sorted(interrupts, key=place):
@@ -404,7 +448,15 @@ class LangGraphSession(RecordedSession):
             self.handles.append({"handle": known[real_id], "id": real_id})
         return known[real_id]
 
+    def _raised_as(self, interrupt: Any) -> int:
+        """When this step raised ``interrupt`` (after every interrupt it raised if it did not)."""
+        return self.raised.get(interrupt.id, len(self.raised))
+
     def _record(self, chunk: Any) -> None:
+        if isinstance(chunk, dict) and INTERRUPT_KEY in chunk:
+            # one chunk carries all interrupts of a task whose subgraph raised several, in the
+            # order LangGraph collected them from a set of futures: put in the order raised
+            chunk = {**chunk, INTERRUPT_KEY: sorted(chunk[INTERRUPT_KEY], key=self._raised_as)}
         text = json.dumps({"stream": chunk}, default=_plain, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(_scrub(text)))
 
@@ -447,19 +499,23 @@ def _sub_checkpointer(spec: scenario_model.Agent) -> Any:
     return InMemorySaver()  # kept across calls, in memory only
 
 
-def _tool_node(tools: Sequence[Any], hooked: Sequence[scenario_model.Action]) -> Any:
-    """The prebuilt ``ToolNode``; with hooked actions, an interceptor asks before they run."""
+def _tool_node(
+    tools: Sequence[Any], *, hooked: Sequence[scenario_model.Action], ask: Callable[[Any], Any]
+) -> Any:
+    """The prebuilt ``ToolNode``; with hooked actions, an interceptor asks (``ask``: LangGraph's
+    ``interrupt``) before they run."""
     from langgraph.prebuilt import ToolNode
 
     if not hooked:
         return ToolNode(tools)
-    return ToolNode(tools, wrap_tool_call=_approval_hook(hooked))
+    return ToolNode(tools, wrap_tool_call=_approval_hook(hooked, ask))
 
 
-def _approval_hook(actions: Sequence[scenario_model.Action]) -> Callable[[Any, Any], Any]:
+def _approval_hook(
+    actions: Sequence[scenario_model.Action], interrupt: Callable[[Any], Any]
+) -> Callable[[Any, Any], Any]:
     """A ``ToolNode`` interceptor that asks before a hooked action's tool runs."""
     from langchain_core.messages import ToolMessage
-    from langgraph.types import interrupt
 
     by_tool = {action.tool: action for action in actions}
 
@@ -489,7 +545,7 @@ def _react_agent(
     name: str,
     model: Any,
     actions: Sequence[Any],
-    hooked: Sequence[scenario_model.Action],
+    tool_node: Callable[[Sequence[Any]], Any],
     sub_graphs: dict[str, Any],
     checkpointer: Any,
 ) -> Any:
@@ -499,9 +555,7 @@ def _react_agent(
     with warnings.catch_warnings():
         # deprecated in favour of langchain.agents.create_agent (another package), not removed
         warnings.simplefilter("ignore")
-        return create_react_agent(
-            model, _tool_node(tools, hooked), checkpointer=checkpointer, name=name
-        )
+        return create_react_agent(model, tool_node(tools), checkpointer=checkpointer, name=name)
 
 
 def _sub_agent_tool(name: str, graph: Any) -> Any:
@@ -521,7 +575,7 @@ def _node_agent(
     name: str,
     model: Any,
     actions: Sequence[Any],
-    hooked: Sequence[scenario_model.Action],
+    tool_node: Callable[[Sequence[Any]], Any],
     sub_graphs: dict[str, Any],
     checkpointer: Any,
 ) -> Any:
@@ -557,7 +611,7 @@ def _node_agent(
     builder.add_node("model", call_model)
     builder.add_edge(START, "model")
     if actions:
-        builder.add_node("tools", _tool_node(actions, hooked))
+        builder.add_node("tools", tool_node(actions))
         builder.add_edge("tools", "model")
     for sub, graph in sub_graphs.items():
         builder.add_node(_sub_node(sub), runs(sub, graph))
@@ -592,10 +646,23 @@ def _sub_agent_schema(name: str) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON form of what LangGraph streams (messages, interrupts, commands)."""
+    """A JSON form of what LangGraph streams (messages, interrupts, commands).
+
+    A message's id is per-run identity, and for a message made without one (a ``ToolMessage``
+    from ``ToolNode``, a prompt) it is not even the same per run: the ``add_messages`` reducer
+    draws a uuid and sets it on the message object in place, while a checkpoint thread may be
+    serializing that same object as a pending write (``put_writes`` runs in the background, the
+    reducer on the caller's thread).  A write replayed from the checkpoint (a ``cached`` update on
+    resume) so carries ``null`` or a uuid by thread timing.  Every message id is recorded as
+    ``<message-id>``."""
+    from langchain_core.messages import BaseMessage
+
     dump = getattr(value, "model_dump", None)
     if callable(dump):
-        return dump(mode="json")
+        plain = dump(mode="json")
+        if isinstance(value, BaseMessage) and isinstance(plain, dict):
+            plain["id"] = MESSAGE_ID
+        return plain
     fields = getattr(value, "__slots__", None) or getattr(value, "__dataclass_fields__", None)
     if fields:
         return {"type": type(value).__name__, **{name: getattr(value, name) for name in fields}}

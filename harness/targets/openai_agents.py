@@ -21,18 +21,28 @@ its label is read off the agent and tool it names.  ``interrupt_ids`` is therefo
 Each agent's scenario ``state`` lives in the run's application context (``context=`` of the root
 run, handed down to agent tools and serialized in the run state): the only key/value state the SDK
 keeps off the model's messages.
+
+Every step runs on a fresh event loop whose default executor runs what it is handed at once, on
+the loop's own thread (``InlineExecutor``).  The SDK hands ``SQLiteSession``'s blocking sqlite
+calls to that executor (``asyncio.to_thread``); on worker threads they finish whenever the threads
+get the processor, so two concurrent calls of one agent tool on one session (``shared-session``)
+read and write its history in an order that thread timing chose: in some runs the second call's
+first request already held the first call's prompt.  On the loop's thread each call returns before
+the next coroutine step, so the calls interleave by the loop's own, deterministic order: one of
+the orders the SDK allows, the same on every run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, ParamSpec, TypeVar
 
 from fakes.corruption import GENERIC, CorruptionNotApplicable, newer_version
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
@@ -91,6 +101,36 @@ def sdk_version() -> str | None:
         return version(DISTRIBUTION)
     except PackageNotFoundError:
         return None
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class InlineExecutor(concurrent.futures.ThreadPoolExecutor):
+    """An event loop's default executor that runs each call at once, on the caller's thread, and
+    hands back its already settled future (asyncio requires a ``ThreadPoolExecutor``; this one
+    never starts a thread)."""
+
+    def submit(
+        self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> concurrent.futures.Future[T]:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as failure:  # what a worker thread would hand back, as it does
+            future.set_exception(failure)
+        return future
+
+
+def run_on_one_thread(awaitable: Awaitable[T]) -> T:
+    """``asyncio.run``, with ``asyncio.to_thread`` work run inline (see the module docstring)."""
+
+    async def main() -> T:
+        asyncio.get_running_loop().set_default_executor(InlineExecutor())
+        return await awaitable
+
+    return asyncio.run(main())
 
 
 class OpenAIAgentsTarget:
@@ -422,7 +462,7 @@ class OpenAIAgentsSession(RecordedSession):
         sdk_logger = logging.getLogger(SDK_LOGGER)
         sdk_logger.addHandler(errors)
         try:
-            result = asyncio.run(self._stream(given, context))
+            result = run_on_one_thread(self._stream(given, context))
         except Exception as failure:  # the SDK's failure is an observation, not a crash
             return self._failed(failure)
         finally:
@@ -510,7 +550,7 @@ class OpenAIAgentsSession(RecordedSession):
             stored = self.store.get(STATE_KEY)
             if stored is not None:
                 document = json.loads(stored)
-                self.state = asyncio.run(RunState.from_json(self.root, document))
+                self.state = run_on_one_thread(RunState.from_json(self.root, document))
         except Exception as failure:
             return f"{type(failure).__name__}: {failure}"
         return None
