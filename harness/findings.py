@@ -13,8 +13,8 @@ The format::
     version: 1.62.0
     findings:                       # regression files, by name and by content
       - scenario: twin-calls        # the file's stem in scenarios/regressions/
-        digest: sha256:3f0c...      # of its content (scenario_digest): an edited or renamed
-                                    # file must be re-recorded deliberately
+        digest: sha256:3f0c...      # of what it does (scenario_digest; not its prose): an
+                                    # edited or renamed file must be re-recorded deliberately
         explanation: >              # why, for a person (a placeholder is refused)
           ...
         witnesses:
@@ -318,10 +318,17 @@ class FindingsFile(BaseModel):
         return next((entry for entry in self.findings if entry.scenario == scenario), None)
 
 
+PROSE = ("description", "source")  # what a person reads; no run depends on it
+
+
 def scenario_digest(scenario: Scenario) -> str:
     """The digest a regression finding is bound to: sha256 of the scenario's normalised JSON
-    (its model dump without defaults, keys sorted), so formatting and comments do not count."""
+    (its model dump without defaults, keys sorted) less its prose, so what the scenario does
+    counts (its tree, steps, expectations, classes) and formatting, comments, the description and
+    the source do not."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
+    for key in PROSE:
+        data.pop(key, None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -159,15 +159,19 @@ def test_a_renamed_file_is_reported_as_such(tmp_path: Path) -> None:
     )
 
 
-def test_the_digest_reads_the_scenario_not_its_formatting(tmp_path: Path) -> None:
+def test_the_digest_reads_what_the_scenario_does_not_its_formatting_or_prose(
+    tmp_path: Path,
+) -> None:
     text = (REGRESSIONS / "twin-calls.yaml").read_text(encoding="utf-8")
     reformatted = tmp_path / "x.yaml"
     reformatted.write_text("# a comment\n" + text.replace("\n\n", "\n"), encoding="utf-8")
     assert scenario_digest(load_scenario(reformatted)) == DIGEST
-    edited = parse_scenario(
-        {**TWINS.model_dump(mode="json", exclude_defaults=True), "description": "other words"},
-        "edited",
+    data = TWINS.model_dump(mode="json", exclude_defaults=True)
+    reworded = parse_scenario(
+        {**data, "description": "other words for the same run", "source": "elsewhere"}, "x"
     )
+    assert scenario_digest(reworded) == DIGEST
+    edited = parse_scenario({**data, "steps": data["steps"][:1]}, "edited")
     assert scenario_digest(edited) != DIGEST
     assert DIGEST.startswith("sha256:")
 
