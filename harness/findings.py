@@ -37,7 +37,8 @@ A witness matches a violation of its invariant at a step of its kind when every 
 matches in full: ``expected`` and ``seen`` the violation's own sentences, ``error`` some error the
 run recorded (a step's ``observed["error"]``, in the run or its restart-free control; notes are
 not errors).  Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and
-are matched with ``re.fullmatch``; a witness gives at least one.
+are matched with ``re.fullmatch``; a witness gives at least one, and none may match any text
+(``^.*$``).
 
 A regression finding applies only to the scenario of its name *and* digest.  A class applies only
 to generated scenarios (and only to those with its ``scenario_classes``), and only when generated
@@ -110,7 +111,12 @@ def anchored(pattern: str) -> str:
         raise ValueError(
             f"a top-level | splits the anchors; group the alternatives, ^(a|b)$: {pattern!r}"
         )
+    if all(re.fullmatch(pattern, probe) for probe in ANY_TEXT):
+        raise ValueError(f"matches any text; name what the violation or error says: {pattern!r}")
     return pattern
+
+
+ANY_TEXT = ("", "an unrelated sentence", "x\ny")  # a pattern matching all of these names nothing
 
 
 def _escaped_end(pattern: str) -> bool:

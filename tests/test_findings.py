@@ -262,6 +262,7 @@ SAMPLES = [
         "top-level |",
     ),
     ("step: sometime", "findings.0.witnesses.0.step", "'run', 'answer'"),
+    ("seen: '^[\\s\\S]*$'", "findings.0.witnesses.0.seen", "matches any text"),
 ]
 
 
