@@ -28,7 +28,15 @@ from harness.campaigns.report import markdown as faults_markdown
 from harness.checkers import CHECKERS, applicable
 from harness.conformance import judge
 from harness.determinism import DIGESTS, digest_lines
-from harness.findings import FindingsFileError, load_findings
+from harness.findings import (
+    PLACEHOLDER,
+    FindingsFileError,
+    dump_findings_file,
+    findings_path,
+    load_findings,
+    read_findings_file,
+    record,
+)
 from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
 from harness.report import conformance_document, dumps, markdown, merge, write_atomically
@@ -59,6 +67,7 @@ examples:
   python -m harness check                          every regression file on every target
   python -m harness check --target reference       one target
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
+  python -m harness record --target strands       write a run's witnesses into its findings file
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again
@@ -142,6 +151,37 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="CORPUS",
         help=f"where to write (default: {_shown(corpus.CORPUS)})",
     )
+
+    recording = commands.add_parser(
+        "record",
+        help="write or update a target's findings file from a run",
+        description="Run the scenarios on one target and write its findings file: each "
+        "regression file that shows violations is recorded with its digest and a witness per "
+        "violation (a new one with a placeholder explanation that check refuses until a person "
+        "writes one; an existing explanation is never overwritten).  Violations of generated "
+        "scenarios that no class covers are listed, for a person to write a class.  Exit 1 while "
+        "the file needs a person.",
+    )
+    recording.add_argument("--target", required=True, metavar="T", help="the target to record")
+    recording.add_argument(
+        "--scenarios",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help=f"a scenario file or a folder of them (repeatable; default: {_shown(REGRESSIONS)})",
+    )
+    recording.add_argument(
+        "--profile",
+        choices=("ci", "dev", "deep"),
+        help="also run this hypothesis profile's generated sample (its classes are checked)",
+    )
+    recording.add_argument(
+        "--findings-file",
+        type=Path,
+        metavar="PATH",
+        help="the file to write (default: the target's in scenarios/findings/)",
+    )
+    _isolation_option(recording)
 
     run = commands.add_parser(
         "run",
@@ -354,6 +394,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(arguments)
         if arguments.command == "generate":
             return _generate(arguments)
+        if arguments.command == "record":
+            return _record(arguments)
         if arguments.command == "report":
             return _report(arguments)
         if arguments.command == "faults":
@@ -406,24 +448,9 @@ def _load(path: Path) -> Scenario:
 def _check(arguments: argparse.Namespace) -> int:
     targets = _targets_named(arguments.target, arguments.isolation)
     _check_findings_files(targets)
-    regressions = _scenarios_from(arguments.scenarios)
-    scenarios = list(regressions)
-    own: dict[str, list[tuple[str, Scenario]]] = {}
-    stats = None
-    if arguments.profile is not None:
-        shared = _generated(arguments.profile, None, "")
-        scenarios += shared
-        general = [scenario for name, scenario in shared if not name.startswith(RESTORE)]
-        for target in targets:
-            expressible = target.info.expressible
-            if not expressible >= DRAWN_CAPABILITIES:
-                # drawn within what it can express, instead of mostly not applicable
-                own[target.info.name] = regressions + _generated(
-                    arguments.profile, expressible, f"{target.info.name}-"
-                )
-        stats = frequency_report(arguments.profile, class_frequencies(general), len(general))
+    scenarios, own, generated, stats = _planned(arguments, targets)
     progress = _Progress() if _interactive() else None
-    result = judge(targets, scenarios, progress, own)
+    result = judge(targets, scenarios, progress, own, generated)
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
@@ -432,6 +459,73 @@ def _check(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
     _write_reports(arguments.reports, document)
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
+
+
+def _planned(
+    arguments: argparse.Namespace, targets: Sequence[Target]
+) -> tuple[list[tuple[str, Scenario]], dict[str, list[tuple[str, Scenario]]], set[str], str | None]:
+    """The scenarios to run (``--scenarios``, plus the ``--profile`` sample), each target's own
+    list where it draws its own sample, the drawn scenarios' names, and the generator stats."""
+    regressions = _scenarios_from(arguments.scenarios)
+    scenarios = list(regressions)
+    own: dict[str, list[tuple[str, Scenario]]] = {}
+    generated: set[str] = set()  # the names of the drawn scenarios, which classes may cover
+    stats = None
+    if arguments.profile is not None:
+        shared = _generated(arguments.profile, None, "")
+        scenarios += shared
+        generated.update(name for name, _ in shared)
+        general = [scenario for name, scenario in shared if not name.startswith(RESTORE)]
+        for target in targets:
+            expressible = target.info.expressible
+            if not expressible >= DRAWN_CAPABILITIES:
+                # drawn within what it can express, instead of mostly not applicable
+                drawn = _generated(arguments.profile, expressible, f"{target.info.name}-")
+                own[target.info.name] = regressions + drawn
+                generated.update(name for name, _ in drawn)
+        stats = frequency_report(arguments.profile, class_frequencies(general), len(general))
+    return scenarios, own, generated, stats
+
+
+def _record(arguments: argparse.Namespace) -> int:
+    (target,) = _targets_named([arguments.target], arguments.isolation)
+    info = target.info
+    path = arguments.findings_file or findings_path(info.findings_name, info.version)
+    try:
+        before = (
+            read_findings_file(path, info.findings_name, info.version, drafts=True)
+            if path.exists()
+            else None
+        )
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+    scenarios, own, generated, _ = _planned(arguments, [target])
+    progress = _Progress() if _interactive() else None
+    result = judge([target], scenarios, progress, own, generated)
+    if progress is not None:
+        progress.finish()
+    after, done = record(before, info.findings_name, info.version, result.runs[info.name])
+    header = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
+    comments = "\n".join(line for line in header[: _first_field(header)] if line.startswith("#"))
+    write_atomically(path, dump_findings_file(after, comments))
+    print(f"{path}: recorded {len(done.added)}, dropped {len(done.removed)}")
+    for name in done.added:
+        print(f"  recorded `{name}` (its digest and a witness per violation)")
+    for name in done.removed:
+        print(f"  dropped `{name}`: it ran without a violation")
+    for name in done.unexplained:
+        print(f"  `{name}`: explanation still {PLACEHOLDER!r}: write why (check refuses it)")
+    for name, violation in done.uncovered:
+        print(
+            f"  no class covers {violation.invariant} `{name}` step {violation.step}: "
+            f"expected {violation.expected}; seen {violation.seen}"
+        )
+    return EXIT_VIOLATIONS if done.unexplained or done.uncovered else EXIT_HOLDS
+
+
+def _first_field(lines: Sequence[str]) -> int:
+    """Where the first YAML field of a findings file is (the comments above it are kept)."""
+    return next((i for i, line in enumerate(lines) if line and not line.startswith("#")), 0)
 
 
 RESTORE = corpus.RESTORE  # the names of the focused family's scenarios

@@ -2,24 +2,24 @@
 
 The result is a target x invariant matrix.  A cell holds when no scenario shows a violation of
 that invariant on that target, is "not applicable" when no scenario could be judged for it there
-(the target lacks a capability), is "expected" when every violation in it is a recorded finding
-of that target version (``harness.findings``), and otherwise names its first counterexample.
-The run fails on a violation not recorded, and on a recorded finding that no longer shows.
+(the target lacks a capability), is "expected" when every violation in it is matched by a recorded
+witness of that target version (``harness.findings``), and otherwise names its first
+counterexample.  The run fails on a violation no witness matches, on a recorded witness that no
+longer shows, and on a finding recorded for a regression file whose content has changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checkers import CHECKERS, Violation, applicable
-from harness.findings import Verdict, class_findings, judge_findings, load_classes, load_findings
+from harness.findings import Observed, Verdict, judge_findings, load_document, observe
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.base import Target
 from scenarios.model import Scenario
-from scenarios.statistics import classes_of
 
 Progress = Callable[[int, int, int], None]  # (done, total, violations so far)
 
@@ -37,6 +37,7 @@ class Conformance:
     histories: dict[str, dict[str, History]] = field(default_factory=dict)  # target -> scenario
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)  # target -> checker id
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # target -> findings verdict
+    runs: dict[str, list[Observed]] = field(default_factory=dict)  # target -> what was judged
 
     @property
     def violation_count(self) -> int:
@@ -53,9 +54,11 @@ def judge(
     scenarios: Sequence[tuple[str, Scenario]],
     progress: Progress | None = None,
     own: Mapping[str, Sequence[tuple[str, Scenario]]] | None = None,
+    generated: Collection[str] = (),
 ) -> Conformance:
     """Run ``scenarios`` on every target, or, for a target named in ``own``, its own list (the
-    generated scenarios drawn within its capabilities)."""
+    generated scenarios drawn within its capabilities).  ``generated`` names the scenarios the
+    generator drew: only those may be covered by a findings file's classes."""
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
     total = sum(map(len, lists.values()))
@@ -74,31 +77,26 @@ def judge(
         histories: dict[str, History] = {}
         found: dict[str, list[tuple[str, Violation]]] = {checker.id: [] for checker in CHECKERS}
         checked: dict[str, int] = {checker.id: 0 for checker in CHECKERS}
+        runs: list[Observed] = []
         for name, scenario in scenarios:
             history = run_scenario(target, scenario, name)
             histories[name] = history
+            mine: list[Violation] = []
             for checker in CHECKERS:
                 if applicable(checker, history):
                     checked[checker.id] += 1
-                    found[checker.id].extend((name, v) for v in checker.function(history))
+                    violations = checker.function(history)
+                    mine += violations
+                    found[checker.id].extend((name, v) for v in violations)
+            runs.append(observe(history, scenario, mine, generated=name in generated))
             done += 1
             if progress is not None:
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
-        seen = {(name, violation.invariant) for cell in found.values() for name, violation in cell}
-        recorded = load_findings(info.findings_name, info.version)
-        classes = load_classes(info.findings_name, info.version)
-        for name, scenario in scenarios if classes else ():
-            recorded += class_findings(
-                classes,
-                name,
-                classes_of(scenario),
-                histories[name].errors,
-                {invariant for scenario_name, invariant in seen if scenario_name == name},
-            )
-        verdict = judge_findings(seen, recorded, [name for name, _ in scenarios])
+        result.runs[info.name] = runs
+        verdict = judge_findings(load_document(info.findings_name, info.version), runs)
         result.verdicts[info.name] = verdict
-        expected = {(finding.scenario, finding.invariant) for finding in verdict.expected}
+        expected = {(item.scenario, id(item.violation)) for item in verdict.expected}
         result.cells[info.name] = {
             checker.id: Cell(
                 status=_status(checked[checker.id], found[checker.id], expected),
@@ -111,10 +109,10 @@ def judge(
 
 
 def _status(
-    checked: int, violations: list[tuple[str, Violation]], recorded: set[tuple[str, str]]
+    checked: int, violations: list[tuple[str, Violation]], recorded: set[tuple[str, int]]
 ) -> str:
     if not violations:
         return "holds" if checked else "not-applicable"
-    if all((name, violation.invariant) in recorded for name, violation in violations):
+    if all((name, id(violation)) in recorded for name, violation in violations):
         return "expected"
     return "violated"

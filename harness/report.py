@@ -73,8 +73,9 @@ def conformance_document(result: Conformance) -> Document:
         "findings": {
             columns[target]: {
                 "expected": [finding.to_json() for finding in verdict.expected],
-                "new": [{"scenario": s, "invariant": i} for s, i in verdict.new],
+                "new": [{"scenario": s, **violation.to_json()} for s, violation in verdict.new],
                 "disappeared": [finding.to_json() for finding in verdict.disappeared],
+                "stale": [{"scenario": s, "why": why} for s, why in verdict.stale],
             }
             for target, verdict in result.verdicts.items()
         },
@@ -125,8 +126,7 @@ def markdown(document: Document) -> str:
         "# Conformance",
         "",
         f"{_count(len(scenarios), 'scenario')} on {_count(len(columns), 'target')}; "
-        f"{_count(violations, 'violation')}, in {_count(expected, 'recorded finding')} "
-        f"(scenario and invariant) seen again; "
+        f"{_count(violations, 'violation')}, {expected} of them matched by a recorded witness; "
         + ("passes." if document["passes"] else "**fails**."),
         "",
         "| invariant | " + " | ".join(columns) + " |",
@@ -183,24 +183,41 @@ def _findings(verdict: dict[str, Any] | None, name: str) -> list[str]:
     if verdict is None:
         return []
     lines: list[str] = []
-    sections = (
-        ("expected", "expected findings (recorded, seen again)"),
-        ("new", "NEW violations (not in its findings file)"),
-        ("disappeared", "recorded findings that no longer show"),
-    )
-    for key, title in sections:
-        items = [item for item in verdict[key] if "class" not in item]
-        if not items:
-            continue
+    recorded = [item for item in verdict["expected"] if "class" not in item]
+    if recorded:
         grouped: dict[tuple[str, str], list[str]] = {}
-        for item in items:
-            where = (item["scenario"], item.get("explanation", ""))
-            grouped.setdefault(where, []).append(item["invariant"])
-        lines += [f"## {name}: {title}", ""]
+        for item in recorded:
+            invariants = grouped.setdefault((item["scenario"], item["explanation"]), [])
+            if item["invariant"] not in invariants:
+                invariants.append(item["invariant"])
+        lines += [f"## {name}: expected findings (recorded, seen again)", ""]
         lines += [
-            f"- **{', '.join(invariants)}** `{scenario}`" + (f": {why}" if why else "")
+            f"- **{', '.join(invariants)}** `{scenario}`: {why}"
             for (scenario, why), invariants in grouped.items()
         ]
+        lines.append("")
+    if verdict["new"]:
+        lines += [f"## {name}: NEW violations (no recorded witness matches them)", ""]
+        lines += [
+            f"- **{item['invariant']}** `{item['scenario']}`"
+            + (f" step {item['step']}" if item.get("step") is not None else "")
+            + (f": expected {item['expected']}; seen {item['seen']}" if "seen" in item else "")
+            for item in verdict["new"]
+        ]
+        lines.append("")
+    if verdict["disappeared"]:
+        lines += [f"## {name}: recorded witnesses that no longer show", ""]
+        lines += [
+            (f"- class `{item['class']}`" if "class" in item else f"- `{item['scenario']}`")
+            + f": **{item['invariant']}** "
+            + (f"({item['witness']})" if "witness" in item else "")
+            + (" covers nothing in the generated sample" if "class" in item else " not seen")
+            for item in verdict["disappeared"]
+        ]
+        lines.append("")
+    if verdict.get("stale"):
+        lines += [f"## {name}: findings recorded for another content", ""]
+        lines += [f"- `{item['scenario']}`: {item['why']}" for item in verdict["stale"]]
         lines.append("")
     return lines + _classes(verdict["expected"], name)
 
@@ -211,15 +228,24 @@ def _classes(expected: list[dict[str, Any]], name: str) -> list[str]:
     for item in expected:
         if "class" in item:
             scenarios = by_class.setdefault(item["class"], {})
-            scenarios.setdefault(item["scenario"], []).append(item["invariant"])
+            invariants = scenarios.setdefault(item["scenario"], [])
+            if item["invariant"] not in invariants:
+                invariants.append(item["invariant"])
     if not by_class:
         return []
+    counts: dict[str, int] = {}
+    for item in expected:
+        if "class" in item:
+            counts[item["class"]] = counts.get(item["class"], 0) + 1
     lines = [f"## {name}: generated scenarios in recorded classes", ""]
     for found, scenarios in by_class.items():
         listed = ", ".join(
             f"`{scenario}` ({', '.join(invariants)})" for scenario, invariants in scenarios.items()
         )
-        lines.append(f"- class `{found}`, {_count(len(scenarios), 'scenario')}: {listed}")
+        lines.append(
+            f"- class `{found}`, {_count(counts[found], 'violation')} in "
+            f"{_count(len(scenarios), 'scenario')}: {listed}"
+        )
     return [*lines, ""]
 
 

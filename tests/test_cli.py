@@ -12,6 +12,7 @@ import pytest
 
 import harness
 from harness.cli import main
+from harness.findings import FindingsFileError, read_findings_file
 
 ROOT = Path(__file__).resolve().parent.parent
 REGRESSIONS = ROOT / "scenarios" / "regressions"
@@ -109,7 +110,14 @@ def test_a_violation_exits_1(tmp_path: Path) -> None:
     assert document["passes"] is False
     [column] = document["findings"]
     assert document["findings"][column]["new"] == [
-        {"scenario": "wrong-expectation", "invariant": "O"}
+        {
+            "scenario": "wrong-expectation",
+            "invariant": "O",
+            "slug": "expected-outcome",
+            "step": 3,
+            "expected": "deploy-a ran 2 times in all (expect)",
+            "seen": "ran once",
+        }
     ]
 
 
@@ -177,3 +185,41 @@ def test_check_with_a_profile_adds_the_generated_sample_and_its_statistics(tmp_p
     stats = (reports / "generator-stats.md").read_text(encoding="utf-8")
     assert "| colliding-ids |" in stats
     assert "too rare" not in stats
+
+
+def test_record_writes_witnesses_and_a_placeholder_check_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    wrong = GOOD.replace("steps:", "expect: {executions: {deploy-a: 2}}\nsteps:")
+    scenario = tmp_path / "wrong-expectation.yaml"
+    scenario.write_text(wrong, encoding="utf-8")
+    findings = tmp_path / "findings.yaml"
+    arguments = ["record", "--target", "reference", "--scenarios", str(scenario)]
+    assert main([*arguments, "--findings-file", str(findings)]) == 1  # needs a person
+    out = capsys.readouterr().out
+    assert "`wrong-expectation`: explanation still 'TO BE EXPLAINED'" in out
+    text = findings.read_text(encoding="utf-8")
+    assert "seen: '^ran once$'" in text
+    with pytest.raises(FindingsFileError, match="explanation: still"):
+        read_findings_file(findings, "reference", harness.__version__)
+    # a person writes why; recording again keeps it, and the file is complete
+    findings.write_text(
+        text.replace("TO BE EXPLAINED: why does it happen?", "the scenario expects two runs"),
+        encoding="utf-8",
+    )
+    assert main([*arguments, "--findings-file", str(findings)]) == 0
+    document = read_findings_file(findings, "reference", harness.__version__)
+    [entry] = document.findings
+    assert entry.explanation == "the scenario expects two runs"
+    assert [witness.invariant for witness in entry.witnesses] == ["O"]
+
+
+def test_record_refuses_a_findings_file_it_cannot_read_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    findings = tmp_path / "findings.yaml"
+    findings.write_text("target: reference\nversion: x\nfindings: 3\n", encoding="utf-8")
+    status = main(["record", "--target", "reference", "--findings-file", str(findings)])
+    assert status == 2
+    message = one_line(capsys.readouterr().err)
+    assert message.startswith(f"{findings}: ")

@@ -1,5 +1,7 @@
-"""Findings files: recorded classes of a known bug cover generated scenarios it reaches, and
-nothing else; a class that cannot be checked is refused with one line."""
+"""Findings files: a recorded finding excuses a violation only by a witness that names it (its
+invariant, its step's kind, anchored patterns over its sentences or the run's recorded errors);
+a regression finding is bound to its file's content; a class must show in its sample; anything
+that cannot be checked is refused with one line."""
 
 from __future__ import annotations
 
@@ -7,115 +9,374 @@ from pathlib import Path
 
 import pytest
 
+from harness.checkers.violation import Violation
 from harness.findings import (
-    FindingClass,
+    PLACEHOLDER,
+    FindingsFile,
     FindingsFileError,
-    class_findings,
+    Observed,
+    dump_findings_file,
     judge_findings,
-    load_classes,
+    load_document,
     load_findings,
+    read_findings_file,
+    record,
+    recorded_errors,
+    scenario_digest,
 )
+from harness.history import History, StepRecord
+from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
 
-HEADER = "target: sdk\nversion: '1.0'\n"
-RECORDED = (
-    "findings:\n"
-    "  - {scenario: twin-ids, invariants: [I2, O], explanation: two calls share one id}\n"
-)
-CLASS = (
-    "classes:\n"
-    "  - class: shared-call-id\n"
-    "    shown_by: [twin-ids]\n"
-    "    scenario_classes: [twin-calls]\n"
-    "    evidence: 'same tool invocation'\n"
-    "    invariants: [I2, O]\n"
-    "    explanation: the SDK refuses the approval of either twin\n"
-)
+TWINS = load_scenario(REGRESSIONS / "twin-calls.yaml")
+DIGEST = scenario_digest(TWINS)
 REFUSED = "UserError: the same tool invocation identity belongs to both runs"
+LOST = Violation("I2", "exact-delivery-down", 2, "send-mail runs once", "send-mail ran 0 times")
+OTHER_STEP = Violation(
+    "I2", "exact-delivery-down", 4, "send-mail runs once", "send-mail ran 0 times"
+)
+OTHER_ACTION = Violation("I2", "exact-delivery-down", 2, "pay runs once", "pay ran 0 times")
+HEADER = "target: sdk\nversion: '1.0'\n"
+RECORDED = f"""findings:
+  - scenario: twin-calls
+    digest: {DIGEST}
+    explanation: the second call is turned away
+    witnesses:
+      - invariant: I2
+        step: answer
+        seen: '^send-mail ran 0 times$'
+"""
+CLASS = """classes:
+  - class: shared-call-id
+    shown_by: [twin-calls]
+    scenario_classes: [twin-calls]
+    explanation: the SDK refuses the approval of either twin
+    witnesses:
+      - invariant: I2
+        step: answer
+        seen: '^\\S+ ran 0 times$'
+        error: '^UserError: the same tool invocation identity .*$'
+"""
 
 
-def classes_in(tmp_path: Path, text: str) -> tuple[FindingClass, ...]:
-    (tmp_path / "sdk-1.0.yaml").write_text(HEADER + RECORDED + text, encoding="utf-8")
-    return load_classes("sdk", "1.0", tmp_path)
+def document_of(tmp_path: Path, text: str) -> FindingsFile:
+    (tmp_path / "sdk-1.0.yaml").write_text(HEADER + text, encoding="utf-8")
+    found = load_document("sdk", "1.0", tmp_path)
+    assert found is not None
+    return found
 
 
-def test_a_class_covers_a_generated_scenario_it_recognises(tmp_path: Path) -> None:
-    (shared,) = load_classes_and_check(tmp_path)
-    found = class_findings([shared], "generated-007", {"twin-calls", "mixed"}, [REFUSED], {"I2"})
-    assert [(f.scenario, f.invariant, f.required) for f in found] == [
-        ("generated-007", "I2", False)
-    ]
-    assert "`shared-call-id`" in found[0].explanation
-    assert "twin-ids" in found[0].explanation
+def run(
+    *violations: tuple[Violation, str],
+    scenario: str = "twin-calls",
+    digest: str = DIGEST,
+    classes: frozenset[str] = frozenset({"twin-calls"}),
+    errors: tuple[str, ...] = (),
+    generated: bool = False,
+) -> Observed:
+    return Observed(scenario, digest, classes, violations, errors, generated)
 
 
-def load_classes_and_check(tmp_path: Path) -> tuple[FindingClass, ...]:
-    loaded = classes_in(tmp_path, CLASS)
-    assert [found.name for found in loaded] == ["shared-call-id"]
-    return loaded
+def new_of(verdict_new: tuple[tuple[str, Violation], ...]) -> list[Violation]:
+    return [violation for _, violation in verdict_new]
+
+
+def test_a_violation_its_witness_names_is_excused(tmp_path: Path) -> None:
+    verdict = judge_findings(document_of(tmp_path, RECORDED), [run((LOST, "answer"))])
+    assert verdict.passes
+    assert [(item.scenario, item.violation) for item in verdict.expected] == [("twin-calls", LOST)]
+    assert verdict.expected[0].explanation == "the second call is turned away"
 
 
 @pytest.mark.parametrize(
-    ("scenario", "classes", "errors"),
+    ("violation", "kind"),
     [
-        ("twin-ids", {"twin-calls"}, [REFUSED]),  # a regression file is recorded by name only
-        ("generated-007", {"mixed"}, [REFUSED]),  # not a scenario of the class
-        ("generated-007", {"twin-calls"}, ["ValueError: something else"]),  # no evidence
-        ("generated-007", {"twin-calls"}, []),
+        (OTHER_ACTION, "answer"),  # the same invariant, another action
+        (LOST, "resend"),  # the same sentence at a step of another kind
+        (Violation("I3", "partial-answers", 2, "x", "send-mail ran 0 times"), "answer"),
     ],
 )
-def test_a_class_covers_nothing_it_does_not_recognise(
-    tmp_path: Path, scenario: str, classes: set[str], errors: list[str]
+def test_a_second_independent_violation_in_a_recorded_scenario_is_new(
+    tmp_path: Path, violation: Violation, kind: str
 ) -> None:
-    loaded = load_classes_and_check(tmp_path)
-    assert class_findings(loaded, scenario, classes, errors, {"I2", "O"}) == ()
-
-
-def test_an_invariant_the_class_does_not_list_stays_new(tmp_path: Path) -> None:
-    loaded = load_classes_and_check(tmp_path)
-    recorded = load_findings("sdk", "1.0", tmp_path) + class_findings(
-        loaded,
-        "generated-007",
-        {"twin-calls"},
-        [REFUSED],
-        {"I2", "I4"},
+    verdict = judge_findings(
+        document_of(tmp_path, RECORDED), [run((LOST, "answer"), (violation, kind))]
     )
-    seen = {("generated-007", "I2"), ("generated-007", "I4")}
-    verdict = judge_findings(seen, recorded, ["generated-007"])
-    assert verdict.new == (("generated-007", "I4"),)
-    assert [(f.scenario, f.invariant) for f in verdict.expected] == [("generated-007", "I2")]
-    assert not verdict.disappeared  # the regression file did not run, and classes never must
+    assert new_of(verdict.new) == [violation]
+    assert not verdict.passes
 
 
-def test_a_class_that_does_not_show_is_not_missing(tmp_path: Path) -> None:
-    loaded = load_classes_and_check(tmp_path)
-    recorded = class_findings(loaded, "generated-001", {"twin-calls"}, [REFUSED], set())
-    assert recorded == ()
-    assert judge_findings(set(), recorded, ["generated-001"]).passes
+def test_one_witness_covers_the_same_violation_at_every_step_of_its_kind(tmp_path: Path) -> None:
+    verdict = judge_findings(
+        document_of(tmp_path, RECORDED), [run((LOST, "answer"), (OTHER_STEP, "answer"))]
+    )
+    assert verdict.passes
+    assert len(verdict.expected) == 2
+
+
+def test_a_recorded_witness_that_no_longer_shows_fails_the_run(tmp_path: Path) -> None:
+    verdict = judge_findings(document_of(tmp_path, RECORDED), [run()])
+    assert [missing.witness.invariant for missing in verdict.disappeared] == ["I2"]
+    assert not verdict.passes
+    # a scenario that did not run is neither seen nor missing
+    assert judge_findings(document_of(tmp_path, RECORDED), []).passes
+
+
+def test_a_witness_recorded_as_sometimes_may_show_and_may_not(tmp_path: Path) -> None:
+    racy = RECORDED + (
+        "      - invariant: I6\n        step: answer\n        seen: '^.* 2 messages$'\n"
+        "        sometimes: true\n"
+    )
+    shuffled = Violation("I6", "continuation-fidelity", 2, "1 message", "request 1: 2 messages")
+    document = document_of(tmp_path, racy)
+    assert judge_findings(document, [run((LOST, "answer"), (shuffled, "answer"))]).passes
+    assert judge_findings(document, [run((LOST, "answer"))]).passes
+    assert not judge_findings(document, [run((shuffled, "answer"))]).passes
+
+
+def test_a_finding_is_bound_to_its_files_content_not_only_its_name(tmp_path: Path) -> None:
+    document = document_of(tmp_path, RECORDED)
+    edited = run(
+        (LOST, "answer"), digest=scenario_digest(load_scenario(REGRESSIONS / "mixed.yaml"))
+    )
+    verdict = judge_findings(document, [edited])
+    assert new_of(verdict.new) == [LOST]  # it excuses nothing
+    assert [name for name, _ in verdict.stale] == ["twin-calls"]
+    assert "re-record it" in verdict.stale[0][1]
+    assert not verdict.disappeared  # the stale line says it once
+    assert not verdict.passes
+
+
+def test_a_renamed_file_is_reported_as_such(tmp_path: Path) -> None:
+    verdict = judge_findings(
+        document_of(tmp_path, RECORDED), [run((LOST, "answer"), scenario="twins")]
+    )
+    assert new_of(verdict.new) == [LOST]
+    assert verdict.stale == (
+        (
+            "twins",
+            "has the content recorded as 'twin-calls': renamed? re-record it under its new name",
+        ),
+    )
+
+
+def test_the_digest_reads_what_the_scenario_does_not_its_formatting_or_prose(
+    tmp_path: Path,
+) -> None:
+    text = (REGRESSIONS / "twin-calls.yaml").read_text(encoding="utf-8")
+    reformatted = tmp_path / "x.yaml"
+    reformatted.write_text("# a comment\n" + text.replace("\n\n", "\n"), encoding="utf-8")
+    assert scenario_digest(load_scenario(reformatted)) == DIGEST
+    data = TWINS.model_dump(mode="json", exclude_defaults=True)
+    reworded = parse_scenario(
+        {**data, "description": "other words for the same run", "source": "elsewhere"}, "x"
+    )
+    assert scenario_digest(reworded) == DIGEST
+    edited = parse_scenario({**data, "steps": data["steps"][:1]}, "edited")
+    assert scenario_digest(edited) != DIGEST
+    assert DIGEST.startswith("sha256:")
+
+
+def test_a_class_covers_a_generated_violation_its_witness_names(tmp_path: Path) -> None:
+    document = document_of(tmp_path, RECORDED + CLASS)
+    generated = run(
+        (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True
+    )
+    verdict = judge_findings(document, [generated])
+    assert verdict.passes
+    [item] = verdict.expected
+    assert item.recorded_class == "shared-call-id"
+    assert "`shared-call-id`" in item.explanation
+    assert "twin-calls" in item.explanation
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"generated": False},  # a regression file is recorded by name and digest only
+        {"classes": frozenset({"mixed"})},  # the class's scenario classes narrow it
+        {"errors": ("ValueError: something else",)},  # the error its witness names is absent
+        {"errors": ()},
+        {"errors": ("Warning: " + REFUSED,)},  # patterns match in full
+    ],
+)
+def test_a_class_covers_nothing_its_witness_does_not_name(
+    tmp_path: Path, changes: dict[str, object]
+) -> None:
+    document = document_of(tmp_path, RECORDED + CLASS)
+    settings: dict[str, object] = {
+        "scenario": "generated-007",
+        "errors": (REFUSED,),
+        "generated": True,
+        **changes,
+    }
+    verdict = judge_findings(document, [run((OTHER_ACTION, "answer"), **settings)])  # type: ignore[arg-type]
+    assert new_of(verdict.new) == [OTHER_ACTION]
+
+
+def test_a_class_is_never_recognised_by_scenario_features_alone(tmp_path: Path) -> None:
+    bare = (
+        CLASS.replace("      - invariant: I2\n        step: answer\n", "")
+        .replace("        seen: '^\\S+ ran 0 times$'\n", "")
+        .replace("        error: '^UserError: the same tool invocation identity .*$'\n", "")
+    )
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED + bare.replace("    witnesses:\n", "    witnesses: []\n"))
+    assert "classes.0.witnesses" in str(refused.value)
+
+
+def test_a_class_that_covers_nothing_in_its_sample_fails_the_run(tmp_path: Path) -> None:
+    document = document_of(tmp_path, RECORDED + CLASS)
+    clean = run(scenario="generated-001", errors=(REFUSED,), generated=True)
+    verdict = judge_findings(document, [clean])
+    assert [missing.recorded_class for missing in verdict.disappeared] == ["shared-call-id"]
+    assert not verdict.passes
+    # without generated scenarios, classes are not judged
+    assert judge_findings(document, [run((LOST, "answer"))]).passes
+
+
+def test_notes_are_not_errors() -> None:
+    def step(index: int, kind: str, observed: dict[str, object]) -> StepRecord:
+        return StepRecord(index, kind, {}, {}, observed, [], [], [], [], None)
+
+    history = History(
+        "x",
+        {},
+        {},
+        (
+            step(0, "corrupt", {"note": "applied to the continuation", "error": None}),
+            step(1, "answer", {"error": "ContinuationError: damaged"}),
+        ),
+        control=History("x", {}, {}, (step(0, "answer", {"error": "from the control"}),)),
+    )
+    assert recorded_errors(history) == ("ContinuationError: damaged", "from the control")
+
+
+SAMPLES = [
+    ("seen: 'send-mail ran 0 times$'", "findings.0.witnesses.0.seen", "anchored"),
+    ("seen: '^send-mail ran 0 times'", "findings.0.witnesses.0.seen", "anchored"),
+    ("seen: '^send-mail ran 0 times\\$'", "findings.0.witnesses.0.seen", "anchored"),
+    ("seen: '^(unclosed$'", "findings.0.witnesses.0.seen", "not a regular expression"),
+    (
+        "seen: '^nothing corrupted: .* stored continuations, not|applied to the continuation$'",
+        "findings.0.witnesses.0.seen",
+        "top-level |",
+    ),
+    ("step: sometime", "findings.0.witnesses.0.step", "'run', 'answer'"),
+    ("seen: '^[\\s\\S]*$'", "findings.0.witnesses.0.seen", "matches any text"),
+]
+
+
+@pytest.mark.parametrize(("line", "field", "problem"), SAMPLES)
+def test_an_unanchored_or_malformed_pattern_is_refused_in_one_line(
+    tmp_path: Path, line: str, field: str, problem: str
+) -> None:
+    key = line.split(":")[0]
+    original = "step: answer" if key == "step" else "seen: '^send-mail ran 0 times$'"
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED.replace(original, line))
+    message = str(refused.value)
+    assert message.startswith(f"{tmp_path / 'sdk-1.0.yaml'}: {field}: ")
+    assert problem in message
+    assert "\n" not in message
+
+
+def test_a_grouped_alternative_is_anchored() -> None:
+    document = FindingsFile.model_validate(
+        {
+            "target": "sdk",
+            "version": "1.0",
+            "findings": [
+                {
+                    "scenario": "twin-calls",
+                    "digest": DIGEST,
+                    "explanation": "either of two sentences",
+                    "witnesses": [
+                        {"invariant": "I2", "step": "answer", "seen": "^(a|send-mail) ran 0 times$"}
+                    ],
+                }
+            ],
+        }
+    )
+    assert judge_findings(document, [run((LOST, "answer"))]).passes
 
 
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        (CLASS.replace("[twin-ids]", "[unrecorded]"), "'unrecorded' is not a scenario recorded"),
-        (CLASS.replace("[twin-calls]", "[twins]"), "unknown scenario class 'twins'"),
-        (CLASS.replace("'same tool invocation'", "'(unclosed'"), "not a regular expression"),
         (
-            CLASS.replace("    scenario_classes: [twin-calls]\n", "").replace(
-                "    evidence: 'same tool invocation'\n", ""
-            ),
-            "needs scenario_classes or evidence",
+            RECORDED.replace("    witnesses:\n", "    invariants: [I2]\n    witnesses:\n"),
+            "findings.0: 'invariants' is the old format",
         ),
-        (CLASS.replace("[I2, O]", "[I13]"), "classes.0.invariants.0"),
-        (CLASS.replace("shared-call-id", "Shared Call"), "classes.0.class"),
-        (CLASS.replace("    shown_by: [twin-ids]\n", ""), "classes.0.shown_by"),
+        (
+            RECORDED + CLASS.replace("    witnesses:\n", "    evidence: x\n    witnesses:\n"),
+            "classes.0: 'evidence' is the old format",
+        ),
+        (RECORDED.replace(DIGEST, "abc"), "findings.0.digest"),
+        (RECORDED.replace("    digest: " + DIGEST + "\n", ""), "findings.0.digest"),
+        (
+            RECORDED.replace("        seen: '^send-mail ran 0 times$'\n", ""),
+            "a witness needs a pattern",
+        ),
+        (
+            RECORDED.replace("the second call is turned away", f"'{PLACEHOLDER}: why?'"),
+            "findings.0.explanation: still",
+        ),
+        (
+            RECORDED + CLASS.replace("[twin-calls]\n    scenario", "[unrecorded]\n    scenario"),
+            "'unrecorded' is not a scenario recorded",
+        ),
+        (
+            RECORDED + CLASS.replace("scenario_classes: [twin-calls]", "scenario_classes: [twins]"),
+            "unknown scenario class 'twins'",
+        ),
+        (RECORDED + CLASS.replace("shared-call-id", "Shared Call"), "classes.0.class"),
+        (RECORDED + RECORDED.removeprefix("findings:\n"), "recorded twice"),
     ],
 )
-def test_a_class_that_cannot_be_checked_is_refused_in_one_line(
+def test_a_findings_file_that_cannot_be_checked_is_refused_in_one_line(
     tmp_path: Path, text: str, problem: str
 ) -> None:
     with pytest.raises(FindingsFileError) as refused:
-        classes_in(tmp_path, text)
+        document_of(tmp_path, text)
     message = str(refused.value)
     assert problem in message
     assert str(tmp_path / "sdk-1.0.yaml") in message
     assert "\n" not in message
+
+
+def test_the_coarse_view_lists_each_recorded_invariant(tmp_path: Path) -> None:
+    document_of(tmp_path, RECORDED)
+    [finding] = load_findings("sdk", "1.0", tmp_path)
+    assert (finding.scenario, finding.invariant, finding.required) == ("twin-calls", "I2", True)
+
+
+def test_record_writes_a_witness_per_violation_and_keeps_explanations(tmp_path: Path) -> None:
+    document = document_of(tmp_path, RECORDED)
+    odd = Violation("O", "expected-outcome", 3, "final answer 'done' (expect)", "final answer None")
+    mixed = scenario_digest(load_scenario(REGRESSIONS / "mixed.yaml"))
+    runs = [
+        run((LOST, "answer"), (odd, "answer")),
+        run((OTHER_ACTION, "run"), scenario="mixed", digest=mixed),
+        run((OTHER_STEP, "answer"), scenario="generated-003", generated=True),
+    ]
+    updated, done = record(document, "sdk", "1.0", runs)
+    assert done.added == ("twin-calls", "mixed")
+    assert done.unexplained == ("mixed",)
+    assert [(name, v) for name, v in done.uncovered] == [("generated-003", OTHER_STEP)]
+    twins = updated.entry("twin-calls")
+    assert twins is not None
+    assert twins.explanation == "the second call is turned away"  # never overwritten
+    assert twins.witnesses[0].seen == "^send-mail ran 0 times$"  # the recorded one kept
+    assert twins.witnesses[1].expected == "^final answer 'done' \\(expect\\)$"
+    path = tmp_path / "out.yaml"
+    path.write_text(dump_findings_file(updated, "# a kept comment"), encoding="utf-8")
+    assert path.read_text(encoding="utf-8").startswith("# a kept comment\ntarget: sdk\n")
+    with pytest.raises(FindingsFileError, match=r"findings\.1\.explanation: still"):
+        read_findings_file(path, "sdk", "1.0")  # check refuses the placeholder
+    reread = read_findings_file(path, "sdk", "1.0", drafts=True)
+    assert reread == updated
+    assert judge_findings(reread, runs[:2]).passes
+    # a recorded scenario that now runs clean is dropped
+    cleaned, done = record(reread, "sdk", "1.0", [run()])
+    assert done.removed == ("twin-calls",)
+    assert [entry.scenario for entry in cleaned.findings] == ["mixed"]

@@ -17,7 +17,7 @@ from strands.models import Model
 from fakes.log import AppendOnlyLog
 from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
 from harness.checkers import check
-from harness.findings import findings_path, load_findings
+from harness.findings import findings_path, judge_findings, load_document, load_findings, observe
 from harness.runner import run_scenario
 from harness.targets.strands import (
     StrandsContinuationFormat,
@@ -57,6 +57,15 @@ def test_each_regression_violates_exactly_what_is_recorded_for_this_release(
         assert {"corruption"} <= set(history.not_applicable)
         return
     assert seen == recorded, f"strands {VERSION} ({session_manager} sessions) on {path.stem}"
+    # and each violation is the one recorded: its witness names it, under either session manager
+    scenario = load_scenario(path)
+    verdict = judge_findings(
+        load_document("strands", VERSION),
+        [observe(history, scenario, check(history), generated=False)],
+    )
+    assert verdict.passes, (
+        f"strands {VERSION} ({session_manager} sessions) on {path.stem}: {verdict}"
+    )
 
 
 def test_histories_are_deterministic() -> None:
