@@ -151,12 +151,14 @@ def test_every_link_stays_inside_the_repository_and_resolves(page: Path) -> None
 
 
 def test_a_findings_file_naming_an_unknown_class_is_pointed_at_the_list(tmp_path: Path) -> None:
+    witness = "{invariant: I2, step: answer, seen: '^ship ran 2 times$'}"
     (tmp_path / "sdk-1.0.yaml").write_text(
         "target: sdk\nversion: '1.0'\nfindings:\n"
-        "  - {scenario: twin-ids, invariants: [I2], explanation: two calls share one id}\n"
+        f"  - {{scenario: twin-ids, digest: 'sha256:{'0' * 64}',\n"
+        f"     explanation: two calls share one id, witnesses: [{witness}]}}\n"
         "classes:\n"
         "  - {class: shared-id, shown_by: [twin-ids], scenario_classes: [deep-nesting],\n"
-        "     invariants: [I2], explanation: a declared class, not a recognised one}\n",
+        f"     explanation: a declared class and not a recognised one, witnesses: [{witness}]}}\n",
         encoding="utf-8",
     )
     with pytest.raises(FindingsFileError) as refused:
