@@ -33,6 +33,7 @@ from harness.findings import (
     FindingsFileError,
     dump_findings_file,
     findings_path,
+    load_document,
     load_findings,
     read_findings_file,
     record,
@@ -499,9 +500,13 @@ def _record(arguments: argparse.Namespace) -> int:
         )
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
+    try:  # the target's own findings file, which the run is judged by, must be readable too
+        load_document(info.findings_name, info.version, drafts=True)
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
     scenarios, own, generated, _ = _planned(arguments, [target])
     progress = _Progress() if _interactive() else None
-    result = judge([target], scenarios, progress, own, generated)
+    result = judge([target], scenarios, progress, own, generated, drafts=True)
     if progress is not None:
         progress.finish()
     after, done = record(before, info.findings_name, info.version, result.runs[info.name])

@@ -55,10 +55,13 @@ def judge(
     progress: Progress | None = None,
     own: Mapping[str, Sequence[tuple[str, Scenario]]] | None = None,
     generated: Collection[str] = (),
+    *,
+    drafts: bool = False,
 ) -> Conformance:
     """Run ``scenarios`` on every target, or, for a target named in ``own``, its own list (the
     generated scenarios drawn within its capabilities).  ``generated`` names the scenarios the
-    generator drew: only those may be covered by a findings file's classes."""
+    generator drew: only those may be covered by a findings file's classes.  ``drafts`` reads
+    findings files whose explanations are still placeholders (``record`` rewrites its own)."""
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
     total = sum(map(len, lists.values()))
@@ -94,7 +97,8 @@ def judge(
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
         result.runs[info.name] = runs
-        verdict = judge_findings(load_document(info.findings_name, info.version), runs)
+        document = load_document(info.findings_name, info.version, drafts=drafts)
+        verdict = judge_findings(document, runs)
         result.verdicts[info.name] = verdict
         expected = {(item.scenario, id(item.violation)) for item in verdict.expected}
         result.cells[info.name] = {
