@@ -18,6 +18,7 @@ SLOW_MODULES = frozenset(
         "test_bench.py",
         "test_campaigns.py",
         "test_determinism.py",
+        "test_exemption_canary.py",
         "test_isolation.py",
         "test_langgraph_target.py",
         "test_openai_agents_target.py",
