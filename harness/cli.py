@@ -328,13 +328,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="runs under contention after the first (default 1)",
     )
-    determinism.add_argument(
-        "--reports",
-        type=Path,
-        default=Path("reports"),
-        metavar="DIR",
-        help="where to write the reports (default: reports)",
-    )
+    _reports_option(determinism)
 
     commands.add_parser(
         "targets",
