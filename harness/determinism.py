@@ -7,8 +7,8 @@ another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times
 process per core competes for the CPU (so threads, event loops and background writers in an SDK
 or an adapter are scheduled differently).  Every file each run writes (the conformance report,
 the generator statistics, and ``histories.sha256``, a digest of every recorded history) must
-equal the first run's.  The busy processes stop by themselves after ``CONTENTION_LIMIT`` seconds
-and are ended as soon as their run is over.
+equal the first run's.  The busy processes are ended as soon as their run is over, and stop by
+themselves after ``CONTENTION_LIMIT`` seconds or when the process that started them is gone.
 
 Its own report holds no timing: the same differences give the same bytes.
 """
@@ -33,11 +33,13 @@ DIGESTS: Final = "histories.sha256"
 CHECK_REPORTS: Final = ("conformance.json", "conformance.md", "generator-stats.md", DIGESTS)
 RUNS: Final = "determinism"  # the folder, under --reports, of the runs after the first, and logs
 CONTENTION_LIMIT: Final = 3600  # seconds a busy process runs at most, whatever happens to us
-# a loop that checks the clock only to end itself: the load it makes is the point
+# a loop that checks the clock and its parent only to end itself (after the limit, or as soon
+# as the process that started it is gone): the load it makes is the point
 BUSY_LOOP: Final = (
-    "import sys, time\n"
+    "import os, sys, time\n"
+    "parent = int(sys.argv[2])  # passed in: by the time this runs, the parent may be gone\n"
     "end = time.monotonic() + float(sys.argv[1])\n"
-    "while time.monotonic() < end:\n"
+    "while time.monotonic() < end and os.getppid() == parent:\n"
     "    sum(range(1000))\n"
 )
 FIRST_SEED: Final = 1
@@ -95,7 +97,7 @@ def busy_cores(count: int) -> Iterator[None]:
     """``count`` busy processes for as long as the block runs (and never past the limit)."""
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", BUSY_LOOP, str(CONTENTION_LIMIT)],
+            [sys.executable, "-c", BUSY_LOOP, str(CONTENTION_LIMIT), str(os.getpid())],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

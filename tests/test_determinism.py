@@ -123,3 +123,21 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_busy_process_ends_when_its_parent_is_gone(tmp_path: Path) -> None:
+    import subprocess
+
+    pid_file = tmp_path / "busy.pid"
+    starter = (
+        "import os, subprocess, sys\n"
+        "from harness.determinism import BUSY_LOOP\n"
+        "busy = subprocess.Popen([sys.executable, '-c', BUSY_LOOP, '600', str(os.getpid())])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(busy.pid))\n"
+    )
+    subprocess.run([sys.executable, "-c", starter], check=True, cwd=Path(__file__).parent.parent)
+    busy = int(pid_file.read_text())
+    deadline = 100_000
+    while _alive(busy) and deadline:  # the orphan notices on its next loop: no sleep needed
+        deadline -= 1
+    assert not _alive(busy)
