@@ -45,7 +45,9 @@ def test_continuation_sizes(benchmark: Any, name: str) -> None:
     benchmark.extra_info.update(flat(figures))
     ephemeral = figures["earlier_calls"]["ephemeral"]
     assert ephemeral["0"] is not None  # every installed target can say what it stores
-    assert figures["record"]["after_resume"] < figures["record"]["pending"]
+    record = figures["record"]
+    if record["pending"] is not None:  # None: no record of its own (openai-agents' RunState)
+        assert record["after_resume"] < record["pending"]
 
 
 @pytest.mark.parametrize("name", TARGETS)
