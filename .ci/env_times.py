@@ -20,7 +20,7 @@ def main(result_json: str, wall_seconds: str) -> int:
         (
             (env.get("result", {}).get("duration", 0.0), name, env.get("result", {}))
             for name, env in environments.items()
-            if name != ".pkg" and isinstance(env, dict)
+            if isinstance(env, dict) and "duration" in env.get("result", {})  # ran
         ),
         reverse=True,
     )
