@@ -73,7 +73,7 @@ import re
 import sqlite3
 import warnings
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -83,6 +83,7 @@ from fakes.log import AppendOnlyLog
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
 from fakes.stores import MemoryStore
+from harness.reference.state import copy_json
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
 from harness.targets.recorded import (
     NOT_REBUILT,
@@ -198,7 +199,6 @@ def model_class() -> type:
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.outputs import ChatGeneration, ChatResult
-    from langchain_core.utils.function_calling import convert_to_openai_tool
     from pydantic import ConfigDict
 
     class ScriptedChatModel(BaseChatModel):  # type: ignore[misc]
@@ -212,8 +212,7 @@ def model_class() -> type:
             return "scripted"
 
         def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
-            schemas = [convert_to_openai_tool(tool) for tool in tools]
-            return self.bind(tools=schemas, **kwargs)
+            return self.bind(tools=[_openai_schema(tool) for tool in tools], **kwargs)
 
         def _generate(
             self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any
@@ -330,9 +329,7 @@ class LangGraphSession(RecordedSession):
             raise
 
     def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
-        from typing import Annotated
-
-        from langchain_core.tools import InjectedToolCallId, StructuredTool
+        from langchain_core.tools import StructuredTool
 
         protected = ProtectedAction(action.label, action.questions)
         ledger = self.ledger
@@ -355,15 +352,11 @@ class LangGraphSession(RecordedSession):
                 return protected.perform(ask, ledger, agent=path, tool_use_id=tool_call_id)
 
             handler = run
-        # LangChain reads the annotations at run time; this module's are strings (PEP 563)
-        handler.__annotations__ = {
-            "tool_call_id": Annotated[str, InjectedToolCallId],
-            "return": str,
-        }
         return StructuredTool.from_function(
             handler,
             name=action.tool,
             description=f"Protected action {action.label}: runs only with a human's approval.",
+            args_schema=_action_arguments(),
         )
 
     # -- steps ----------------------------------------------------------------------------
@@ -565,10 +558,60 @@ def _sub_agent_tool(name: str, graph: Any) -> Any:
     def call_sub_agent(input: str) -> str:
         return _sub_agent_result(graph.invoke({"messages": [HumanMessage(input)]}))
 
-    call_sub_agent.__annotations__ = {INPUT_FIELD: str, "return": str}
     return StructuredTool.from_function(
-        call_sub_agent, name=name, description=f"Ask the sub-agent {name} to do its part."
+        call_sub_agent,
+        name=name,
+        description=f"Ask the sub-agent {name} to do its part.",
+        args_schema=_sub_agent_arguments(),
     )
+
+
+# A tool's argument schema is a pydantic model, and LangChain would build one for every tool of
+# every graph, at every build: most of a scenario's time.  Every protected action takes the same
+# arguments, and so does every sub-agent tool, so each model is built once per process.  It is a
+# type with no state in it: a restart still builds every graph, model and tool again.
+
+
+_OPENAI_SCHEMAS: dict[tuple[str, str, Any], dict[str, Any]] = {}
+
+
+def _openai_schema(tool: Any) -> dict[str, Any]:
+    """What ``bind_tools`` sends the model for ``tool``: converting a tool builds a pydantic model
+    of its own, so a tool with the same name, description and arguments is converted once."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    if isinstance(tool, dict):
+        converted: dict[str, Any] = convert_to_openai_tool(tool)
+        return converted
+    key = (tool.name, tool.description, tool.args_schema)
+    if key not in _OPENAI_SCHEMAS:
+        _OPENAI_SCHEMAS[key] = convert_to_openai_tool(tool)
+    copied: dict[str, Any] = copy_json(_OPENAI_SCHEMAS[key])
+    return copied
+
+
+@cache
+def _action_arguments() -> Any:
+    from typing import Annotated
+
+    from langchain_core.tools import InjectedToolCallId
+    from pydantic import BaseModel
+
+    class ProtectedActionArguments(BaseModel):
+        tool_call_id: Annotated[str, InjectedToolCallId]
+
+    return ProtectedActionArguments
+
+
+@cache
+def _sub_agent_arguments() -> Any:
+    from pydantic import BaseModel
+
+    class SubAgentArguments(BaseModel):
+        input: str  # INPUT_FIELD
+
+    assert list(SubAgentArguments.model_fields) == [INPUT_FIELD]
+    return SubAgentArguments
 
 
 def _node_agent(
