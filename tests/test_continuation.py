@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from fakes.corruption import apply, nodes
 from harness.reference import continuation
 from harness.reference.continuation import ContinuationError, restore, store
-from harness.reference.state import AgentState, Interrupt, InterruptState
+from harness.reference.state import AgentState, Interrupt, InterruptState, copy_json
 from harness.targets.reference import ReferenceContinuationFormat
 
 WINDOW = "sliding_window"
@@ -357,3 +357,31 @@ def test_the_digest_covers_everything_but_itself() -> None:
     assert entry["digest"] == continuation.digest(entry)
     assert entry["digest"] == continuation.digest({**entry, "digest": "anything"})
     assert entry["digest"] != continuation.digest({**entry, "owner": {"tool_use_id": "o2"}})
+
+
+def _containers(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [value, *(part for item in value.values() for part in _containers(item))]
+    if isinstance(value, (list, tuple)):
+        return [value, *(part for item in value for part in _containers(item))]
+    return []
+
+
+class Label(str):
+    """A str subclass (as an enum member is): marshal cannot write it."""
+
+
+@given(json_values, st.booleans())
+def test_copy_json_is_equal_and_shares_no_container(value: Any, odd_leaf: bool) -> None:
+    shared = [value, value]  # the same list twice: the copy has two
+    if odd_leaf:
+        shared.append(Label("x"))
+    copied = copy_json(shared)
+    assert copied == shared
+    assert [type(part) for part in _containers(copied)] == [
+        type(part) for part in _containers(shared)
+    ]
+    originals = {id(part) for part in _containers(shared)}
+    copies = _containers(copied)
+    assert not originals & {id(part) for part in copies}
+    assert len({id(part) for part in copies}) == len(copies)

@@ -8,6 +8,7 @@ bug the reference exists to rule out: a resume must work from data alone.
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,8 +20,16 @@ def copy_json(value: JSON) -> JSON:
     """A copy of JSON-shaped ``value`` that shares no dict or list with it.
 
     ``copy.deepcopy`` does the same for any object, at several times the cost: it keeps a memo of
-    every object it met (for cycles and shared references, which JSON cannot have).
+    every object it met (for cycles and shared references, which JSON cannot have).  A container
+    goes through ``marshal`` (C, about twice as fast as walking it here); format version 2 writes
+    no back-references, so two equal parts of the copy are two objects, as in JSON.  A container
+    holding something marshal cannot write (a subclass of dict, say) is walked.
     """
+    if isinstance(value, (dict, list, tuple)):
+        try:
+            return marshal.loads(marshal.dumps(value, _NO_SHARING))
+        except ValueError:
+            pass
     if isinstance(value, dict):
         return {key: copy_json(item) for key, item in value.items()}
     if isinstance(value, list):
@@ -28,6 +37,9 @@ def copy_json(value: JSON) -> JSON:
     if isinstance(value, tuple):
         return tuple(copy_json(item) for item in value)
     return value  # None, bool, int, float, str: immutable
+
+
+_NO_SHARING = 2  # marshal's last format without references to objects written before
 
 
 @dataclass(frozen=True)
