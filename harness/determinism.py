@@ -3,9 +3,13 @@ one.
 
 A verification tool whose red can be noise teaches its users to ignore red.  This check runs
 ``python -m harness check`` with the same options several times, each in a fresh process with
-another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times while one busy
-process per core competes for the CPU (so threads, event loops and background writers in an SDK
-or an adapter are scheduled differently).  Every file each run writes (the conformance report,
+another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times under contention
+(so threads, event loops and background writers in an SDK or an adapter are scheduled
+differently).  Contention is ``CONTENTION``: where the system can pin a process to a core
+(Linux), the run is pinned to one core and a busy process pinned to the same one takes half of
+it, so every thread of the run waits for a core it shares, as on a machine busier than its cores;
+elsewhere one busy process per core competes.  Pinned, it costs one core, not all of them: in CI
+the other environments keep the rest.  Every file each run writes (the conformance report,
 the generator statistics, and ``histories.sha256``, a digest of every recorded history) must
 equal the first run's.  The busy processes are ended as soon as their run is over, and stop by
 themselves after ``CONTENTION_LIMIT`` seconds or when the process that started them is gone.
@@ -20,9 +24,10 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -43,6 +48,10 @@ BUSY_LOOP: Final = (
     "    sum(range(1000))\n"
 )
 FIRST_SEED: Final = 1
+PINNED: Final = hasattr(os, "sched_setaffinity")
+CONTENTION: Final = (
+    "pinned to one core that a busy process shares" if PINNED else "under one busy process per core"
+)
 
 
 def digest_lines(histories: dict[str, dict[str, History]]) -> str:
@@ -77,24 +86,49 @@ def run_once(index: int, check_arguments: Sequence[str], reports: Path, *, conte
     where.mkdir(parents=True, exist_ok=True)
     (reports / RUNS).mkdir(parents=True, exist_ok=True)
     environment = {**os.environ, "PYTHONHASHSEED": str(seed)}
-    busy = (os.cpu_count() or 1) if contention else 0
-    with busy_cores(busy), (reports / RUNS / f"run-{index}.log").open("wb") as log:
-        finished = subprocess.run(
+    with contended(contention) as pin, (reports / RUNS / f"run-{index}.log").open("wb") as log:
+        process = subprocess.Popen(
             check_command(check_arguments, where),
             env=environment,
             stdout=log,
             stderr=subprocess.STDOUT,
-            check=False,
         )
+        pin(process.pid)
+        exit_code = process.wait()
     files = {
         name: (where / name).read_bytes() for name in CHECK_REPORTS if (where / name).is_file()
     }
-    return Run(index, seed, contention, finished.returncode, files)
+    return Run(index, seed, contention, exit_code, files)
 
 
 @contextmanager
-def busy_cores(count: int) -> Iterator[None]:
-    """``count`` busy processes for as long as the block runs (and never past the limit)."""
+def contended(contention: bool) -> Iterator[Callable[[int], None]]:
+    """For as long as the block runs, ``CONTENTION`` (or nothing); yields what to do with the
+    process that is to run under it."""
+    if not contention:
+        yield _pin_nowhere
+    elif PINNED:
+        core = max(os.sched_getaffinity(0))
+        with busy_cores(1, core=core):
+            yield partial(_pin, core=core)
+    else:
+        with busy_cores(os.cpu_count() or 1):
+            yield _pin_nowhere
+
+
+def _pin(pid: int, core: int) -> None:
+    with suppress(ProcessLookupError):  # it is over already: nothing left to pin
+        os.sched_setaffinity(pid, {core})
+
+
+def _pin_nowhere(pid: int) -> None:
+    del pid
+
+
+@contextmanager
+def busy_cores(count: int, core: int | None = None) -> Iterator[None]:
+    """``count`` busy processes (all on ``core`` if given) for as long as the block runs, and
+    never past the limit."""
     processes = [
         subprocess.Popen(
             [sys.executable, "-c", BUSY_LOOP, str(CONTENTION_LIMIT), str(os.getpid())],
@@ -105,6 +139,9 @@ def busy_cores(count: int) -> Iterator[None]:
         for _ in range(count)
     ]
     try:
+        for process in processes:
+            if core is not None:
+                _pin(process.pid, core)
         yield
     finally:
         for process in processes:
@@ -155,8 +192,8 @@ def markdown(report: dict[str, Any]) -> str:
         "# Determinism",
         "",
         f"`{' '.join(report['check'])}`, run {len(report['runs']) + 1} times in fresh processes "
-        f"(each with its own PYTHONHASHSEED; every run after the first under one busy process "
-        f"per core): {report['histories']} histories, files "
+        f"(each with its own PYTHONHASHSEED; every run after the first {CONTENTION}): "
+        f"{report['histories']} histories, files "
         + ", ".join(f"`{name}`" for name in report["files"])
         + ".",
         "",

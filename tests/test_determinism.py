@@ -73,6 +73,28 @@ def test_busy_processes_run_during_the_block_and_are_gone_after() -> None:
     assert not any(_alive(pid) for pid in children)
 
 
+def test_pinned_contention_puts_the_run_and_one_busy_process_on_one_core() -> None:
+    import subprocess
+
+    assert determinism.PINNED  # Linux, as this module's /proc reads assume
+    with determinism.contended(True) as pin:
+        [busy] = _children()
+        run = subprocess.Popen([sys.executable, "-c", "input()"], stdin=subprocess.PIPE)
+        pin(run.pid)
+        core = max(os.sched_getaffinity(0))
+        assert os.sched_getaffinity(run.pid) == os.sched_getaffinity(busy) == {core}
+        run.communicate(b"\n")
+    assert not _alive(busy)
+
+
+def test_without_contention_nothing_runs_beside_and_nothing_is_pinned() -> None:
+    before = os.sched_getaffinity(0)
+    with determinism.contended(False) as pin:
+        assert _children() == []
+        pin(os.getpid())
+    assert os.sched_getaffinity(0) == before
+
+
 def test_the_reference_is_deterministic_under_contention(tmp_path: Path) -> None:
     regression = Path("scenarios/regressions/colliding-ids.yaml")
     code = main(
