@@ -24,7 +24,6 @@ interrupt state is parked; a call that does not own a parked sub-agent's turn ne
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Final
 
@@ -40,7 +39,7 @@ from harness.reference.agent import (
     call_key,
 )
 from harness.reference.naming import root_visible_id
-from harness.reference.state import JSON, AgentState, Interrupt
+from harness.reference.state import JSON, AgentState, Interrupt, copy_json
 
 SUB_AGENT_TURNS: Final = "sub_agent_turns"
 PROMPT_FIELD: Final = "prompt"
@@ -124,7 +123,7 @@ class SubAgentTool:
             turns[outer] = continuation.store(
                 sub_agent.state, _owner(self.name, outer), sub_agent.conversation_manager.type_name
             )
-            self.parked[outer] = (copy.deepcopy(turns[outer]), sub_agent)
+            self.parked[outer] = (copy_json(turns[outer]), sub_agent)
         return Interrupted(
             tuple(
                 Interrupt(

@@ -20,13 +20,12 @@ Pure functions over JSON-shaped data: no state, no I/O.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Mapping
 from typing import Final
 
-from harness.reference.state import JSON, AgentState
+from harness.reference.state import JSON, AgentState, copy_json
 
 SCHEMA_VERSION: Final = "1"
 ENTRY_FIELDS: Final = frozenset(
@@ -54,7 +53,7 @@ def store(parked: AgentState, owner: JSON, conversation_manager_type: str) -> di
         raise ValueError("only a parked (interrupted) turn has a continuation")
     entry: dict[str, JSON] = {
         "schema_version": SCHEMA_VERSION,
-        "owner": copy.deepcopy(owner),
+        "owner": copy_json(owner),
         "conversation_manager": conversation_manager_type,
         "data": parked.to_json(),
     }

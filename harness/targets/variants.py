@@ -20,7 +20,6 @@ A ``VariantTree`` builds the reference tree with those classes in place of the r
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -45,7 +44,7 @@ from harness.reference.agent import (
 from harness.reference.agent_as_tool import SUB_AGENT_TURNS, SubAgentTool, _prompt_of
 from harness.reference.continuation import ContinuationError
 from harness.reference.naming import NotANestedId, split_root_visible_id
-from harness.reference.state import JSON, AgentState, Message
+from harness.reference.state import JSON, AgentState, Message, copy_json
 from harness.reference.tree import ActionToolFactory, AgentSpec, ModelFactory, SubAgentSpec, Tree
 from harness.targets.base import Target, TargetInfo
 from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget
@@ -288,7 +287,7 @@ class ExposedContinuationTool(SubAgentTool):
         entry = _stored_turns(caller).get(outer)
         if isinstance(outcome, Interrupted) and entry is not None:
             sub_agent.emit(
-                {"type": "sub_agent_parked", "agent": sub_agent.name, "turn": copy.deepcopy(entry)}
+                {"type": "sub_agent_parked", "agent": sub_agent.name, "turn": copy_json(entry)}
             )
         return outcome
 
@@ -317,14 +316,14 @@ class HistoryAccumulationTool(SubAgentTool):
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
         sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
         if not owned and self.live is None:
-            sub_agent.state.messages = copy.deepcopy(self.baseline)
+            sub_agent.state.messages = copy_json(self.baseline)
         return sub_agent
 
     def _outcome(
         self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
     ) -> ToolOutcome:
         if result.stop_reason == "end_turn" and self.live is None:
-            self.baseline = copy.deepcopy(sub_agent.state.messages)
+            self.baseline = copy_json(sub_agent.state.messages)
         return super()._outcome(caller, outer, sub_agent, result)
 
 
