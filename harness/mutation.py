@@ -237,6 +237,7 @@ def document(result: Result, equivalent: dict[str, str], since: str | None) -> d
         for mutant in result.of("survived")
     ]
     unreviewed = [entry["mutant"] for entry in survivors if entry["equivalent"] is None]
+    stale = stale_reviews(result, equivalent, whole=since is None)
     return {
         "since": since,
         "scores": scores,
@@ -244,8 +245,22 @@ def document(result: Result, equivalent: dict[str, str], since: str | None) -> d
         "timeouts": [mutant.name for mutant in result.of("timeout")],
         "untested": [mutant.name for mutant in result.of("no tests")],
         "unreviewed": unreviewed,
-        "passes": not unreviewed,
+        "stale_reviews": stale,
+        "passes": not unreviewed and not stale,
     }
+
+
+def stale_reviews(result: Result, equivalent: dict[str, str], *, whole: bool) -> list[str]:
+    """Reviews that excuse no survivor: their mutant was killed, or (in a run of the whole
+    round trip) no longer exists.  mutmut numbers a function's mutants in order, so after the
+    code changes a name can stand for another mutant; a review left behind must be dropped
+    or redone, never kept to excuse whatever comes to carry its name."""
+    status = {mutant.name: mutant.status for mutant in result.mutants}
+    return sorted(
+        name
+        for name in equivalent
+        if (name in status and status[name] != "survived") or (whole and name not in status)
+    )
 
 
 def markdown(report: dict[str, Any]) -> str:
@@ -273,11 +288,16 @@ def markdown(report: dict[str, Any]) -> str:
         lines += [f"## Equivalent mutants (reviewed: {len(reviewed)})", ""]
         lines += [f"- `{s['mutant']}`: {s['equivalent']}" for s in reviewed]
         lines.append("")
+    if report["stale_reviews"]:
+        lines += [f"## Reviews that excuse no survivor ({len(report['stale_reviews'])})", ""]
+        lines += ["Killed or gone: drop the review from mutation/equivalent.yaml, or redo it.", ""]
+        lines += [f"- `{name}`" for name in report["stale_reviews"]] + [""]
     for key, title in (("timeouts", "Timeouts"), ("untested", "Mutants no test reaches")):
         if report[key]:
             lines += [f"## {title}", ""] + [f"- `{name}`" for name in report[key]] + [""]
     lines.append(
-        "Verdict: " + ("passes" if report["passes"] else "fails: survivors to kill or review")
+        "Verdict: "
+        + ("passes" if report["passes"] else "fails: survivors to kill or review, or stale reviews")
     )
     return "\n".join(lines) + "\n"
 

@@ -101,7 +101,23 @@ def test_a_reviewed_equivalent_survivor_passes_and_another_fails() -> None:
     text = mutation.markdown(report)
     assert f"### `{STORE}` (store)" in text
     assert "- `harness.reference.naming.x__quote__mutmut_5`: letters are never escaped" in text
-    assert text.endswith("Verdict: fails: survivors to kill or review\n")
+    assert text.endswith("Verdict: fails: survivors to kill or review, or stale reviews\n")
+
+
+def test_a_review_of_a_killed_or_vanished_mutant_fails_the_run() -> None:
+    killed = "harness.reference.naming.x__quote__mutmut_1"
+    gone = "harness.reference.naming.x__quote__mutmut_9"
+    result = Result([mutant(QUOTE, "survived"), mutant(killed, "killed")])
+    reviews = {QUOTE: "letters are never escaped", killed: "was equivalent", gone: "was too"}
+
+    report = mutation.document(result, reviews, since=None)
+    assert report["unreviewed"] == []
+    assert report["stale_reviews"] == [killed, gone]
+    assert report["passes"] is False
+    assert f"- `{gone}`" in mutation.markdown(report)
+    # a run of the changed functions only cannot tell a vanished mutant from one not run
+    assert mutation.document(result, reviews, since="HEAD~1")["stale_reviews"] == [killed]
+    assert mutation.document(result, {QUOTE: "letters"}, since=None)["passes"] is True
 
 
 def test_results_are_read_from_mutmuts_files(tmp_path: Path) -> None:
