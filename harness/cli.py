@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from hypothesis import __version__ as hypothesis_version
 
@@ -40,7 +40,14 @@ from harness.findings import (
 )
 from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
-from harness.report import conformance_document, dumps, markdown, merge, write_atomically
+from harness.report import (
+    conformance_document,
+    dumps,
+    markdown,
+    merge,
+    target_column,
+    write_atomically,
+)
 from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import Target
@@ -208,7 +215,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run the fault campaigns (corruption, crash points, privacy, isolation)",
         description="Generate damaged continuations, crashes inside answers, private canaries "
         "and shared sub-agents; classify what each target does; write reports/faults.*.  Exit "
-        "1 when a target without a findings file is not clean.",
+        "1 when a target without a findings file is not clean, or a released SDK goes beyond "
+        "the outcome recorded for it with this budget (scenarios/findings/faults/).",
     )
     _targets_option(faults)
     faults.add_argument(
@@ -235,6 +243,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="runs spent reducing each class's example, the smallest case drawn (0: keep it "
         f"as drawn; default: {DEFAULT_SHRINK})",
+    )
+    faults.add_argument(
+        "--record",
+        action="store_true",
+        help="write each released SDK's results as its recorded outcome for this budget "
+        "(scenarios/findings/faults/TARGET-VERSION.yaml); read the report before committing it",
     )
     _reports_option(faults)
 
@@ -599,7 +613,31 @@ def _faults(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / "faults.json", faults_dumps(document))
     write_atomically(arguments.reports / "faults.md", text)
     print(text)
+    if arguments.record:
+        return _record_faults(targets, document)
     return EXIT_HOLDS if document["passes"] else EXIT_VIOLATIONS
+
+
+def _record_faults(targets: Sequence[Target], document: dict[str, Any]) -> int:
+    from harness.campaigns import expected
+
+    recorded = 0
+    for target in targets:
+        entry = document["targets"][target_column(target.info)]
+        if entry["expected"] == "clean":
+            continue  # no findings file: held to clean, nothing to record
+        name, version = target.info.findings_name, target.info.version
+        path = expected.expected_path(name, version)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, expected.dumps(expected.outcome(entry, name)))
+        print(f"recorded {expected.shown_path(name, version)}", file=sys.stderr)
+        recorded += 1
+    if not recorded:
+        raise BadInput(
+            "--record: no target here has a findings file (only released SDKs' "
+            "outcomes are recorded; any other target must be clean)"
+        )
+    return EXIT_HOLDS
 
 
 def _bench(arguments: argparse.Namespace) -> int:
@@ -686,11 +724,15 @@ def _mutate_sdk(arguments: argparse.Namespace) -> int:
 
 
 def _check_findings_files(targets: Sequence[Target]) -> None:
-    """Refuse, before anything runs, a findings file of these targets that cannot be read."""
+    """Refuse, before anything runs, a findings file (or a recorded fault outcome) of these
+    targets that cannot be read."""
+    from harness.campaigns.expected import ExpectedError, load_expected
+
     for target in targets:
         try:
             load_findings(target.info.findings_name, target.info.version)
-        except FindingsFileError as problem:
+            load_expected(target.info.findings_name, target.info.version)
+        except (FindingsFileError, ExpectedError) as problem:
             raise BadInput(str(problem)) from None
 
 

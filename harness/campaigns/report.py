@@ -7,8 +7,10 @@ document holds no timing and no paths, so the same seed gives the same bytes.
 
 A target without a findings file (``scenarios/findings``) is expected to pass every campaign:
 corruption only ever SAFE (or TOLERATED), at most once under crashes, no privacy or isolation
-violation.  A target with one (a released SDK) has its results reported as evidence instead; its
-shrunk examples are committed as regression files and its findings file records them.
+violation.  A target with one (a released SDK) is held to its recorded outcome instead
+(``harness.campaigns.expected``), when one was recorded with this budget; else its results are
+reported as evidence.  Its shrunk examples are committed as regression files and its findings
+file records them.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import yaml
 
 from harness.campaigns.corruption import CLASSES, NOT_APPLIED, campaign, simplest, size
 from harness.campaigns.crashes import CrashCase, crash_campaign
+from harness.campaigns.expected import beyond, budget_of, load_expected, shown_path
 from harness.campaigns.invariants import (
     CAMPAIGNS,
     InvariantCampaign,
@@ -103,8 +106,26 @@ def _target_results(
         if violating:
             problems.append(f"{invariant_campaign.name}: {violating} violating cases")
     entry["problems"] = problems
-    entry["passes"] = evidence or not problems
+    entry["passes"] = not problems
+    if evidence:
+        _judge_by_record(entry, info.findings_name)
     return entry
+
+
+def _judge_by_record(entry: dict[str, Any], findings_name: str) -> None:
+    """A released SDK's results against its recorded outcome, when one was recorded for this
+    budget; else they stand as evidence."""
+    recorded = load_expected(findings_name, entry["version"])
+    entry["record"] = shown_path(findings_name, entry["version"])
+    if recorded is None:
+        entry["expected"], entry["beyond"], entry["passes"] = "evidence", None, True
+    elif recorded["budget"] != budget_of(entry):
+        entry["expected"], entry["beyond"], entry["passes"] = "evidence", None, True
+        entry["record_budget"] = recorded["budget"]
+    else:
+        entry["expected"] = "recorded"
+        entry["beyond"] = beyond(entry, findings_name, recorded)
+        entry["passes"] = not entry["beyond"]
 
 
 def _invariant(
@@ -293,12 +314,28 @@ def markdown(document: Document) -> str:
                 lines += ["", "```yaml", _yaml(example["scenario"]).rstrip(), "```", ""]
     lines += ["## Verdict", ""]
     for entry in entries:
-        if entry["expected"] == "evidence":
-            verdict = "evidence (a released SDK: results recorded, not gated here)"
-        else:
-            verdict = "clean" if not entry["problems"] else "; ".join(entry["problems"])
-        lines.append(f"- {_name(entry)}: {verdict}")
+        lines.append(f"- {_name(entry)}: {_verdict(entry)}")
     return "\n".join(lines) + "\n"
+
+
+def _verdict(entry: dict[str, Any]) -> str:
+    if entry["expected"] == "clean":
+        return "clean" if not entry["problems"] else "; ".join(entry["problems"])
+    if entry["expected"] == "recorded":
+        if entry["beyond"]:
+            return f"beyond the recorded outcome (`{entry['record']}`): " + "; ".join(
+                entry["beyond"]
+            )
+        return f"within the recorded outcome (`{entry['record']}`)"
+    if "record_budget" in entry:
+        return (
+            f"evidence, not gated: `{entry['record']}` was recorded with budget "
+            f"{_budget(entry['record_budget'])}, this run had {_budget(budget_of(entry))}"
+        )
+    return (
+        f"evidence, not gated: no outcome recorded for this release (`{entry['record']}`; "
+        "write it with `faults --record`)"
+    )
 
 
 _CLASS_LEGEND: Final = (
@@ -316,6 +353,10 @@ def _name(entry: dict[str, Any]) -> str:
 
 def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{label} x{count}" for label, count in counts.items()) or "nothing"
+
+
+def _budget(budget: dict[str, int]) -> str:
+    return ", ".join(f"{name} {number}" for name, number in budget.items())
 
 
 def _yaml(data: Any) -> str:
