@@ -322,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run check again and again, the machine quiet then busy: same bytes every time?",
         description="Run `check` with these options in a fresh process once on the machine as "
         "it is, then REPEATS times under contention (on Linux pinned to one core a busy "
-        "process shares; elsewhere one busy process per core), each with another "
+        "process at niceness 5 shares; elsewhere one busy process per core), each with another "
         "PYTHONHASHSEED; every report and every history (histories.sha256) must be the same "
         "bytes as the first run's.  The first run writes its reports into --reports as check "
         "would; the others, and every run's log, go to --reports/determinism/; then "

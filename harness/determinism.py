@@ -6,13 +6,17 @@ A verification tool whose red can be noise teaches its users to ignore red.  Thi
 another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times under contention
 (so threads, event loops and background writers in an SDK or an adapter are scheduled
 differently).  Contention is ``CONTENTION``: where the system can pin a process to a core
-(Linux), the run is pinned to one core and a busy process pinned to the same one takes half of
-it, so every thread of the run waits for a core it shares, as on a machine busier than its cores;
-elsewhere one busy process per core competes.  Pinned, it costs one core, not all of them: in CI
-the other environments keep the rest.  Every file each run writes (the conformance report,
-the generator statistics, and ``histories.sha256``, a digest of every recorded history) must
-equal the first run's.  The busy processes are ended as soon as their run is over, and stop by
-themselves after ``CONTENTION_LIMIT`` seconds or when the process that started them is gone.
+(Linux), the run is pinned to one core and a busy process pinned to the same one takes a share
+of it, so every thread of the run waits for a core it shares, as on a machine busier than its
+cores; elsewhere one busy process per core competes.  A busy process runs at niceness
+``BUSY_NICENESS``: the scheduler gives it about a quarter of the core, in slices of a few
+milliseconds, so the run is still cut off at arbitrary points many times a second, and the
+contended run costs the machine a third more than its own CPU time, not twice as much.  Pinned,
+it takes part of one core, not all of them: in CI the other environments keep the rest.  Every
+file each run writes (the conformance report, the generator statistics, and
+``histories.sha256``, a digest of every recorded history) must equal the first run's.  The busy
+processes are ended as soon as their run is over, and stop by themselves after
+``CONTENTION_LIMIT`` seconds or when the process that started them is gone.
 
 Its own report holds no timing: the same differences give the same bytes.
 """
@@ -42,15 +46,21 @@ CONTENTION_LIMIT: Final = 3600  # seconds a busy process runs at most, whatever 
 # as the process that started it is gone): the load it makes is the point
 BUSY_LOOP: Final = (
     "import os, sys, time\n"
+    "os.nice(int(sys.argv[3]) if len(sys.argv) > 3 else 0)\n"
     "parent = int(sys.argv[2])  # passed in: by the time this runs, the parent may be gone\n"
     "end = time.monotonic() + float(sys.argv[1])\n"
     "while time.monotonic() < end and os.getppid() == parent:\n"
     "    sum(range(1000))\n"
 )
+# CFS weights: niceness 5 is 335 against a run's 1024, so a busy process takes about 25% of the
+# core it shares (50% at niceness 0)
+BUSY_NICENESS: Final = 5
 FIRST_SEED: Final = 1
 PINNED: Final = hasattr(os, "sched_setaffinity")
 CONTENTION: Final = (
-    "pinned to one core that a busy process shares" if PINNED else "under one busy process per core"
+    f"pinned to one core that a busy process (niceness {BUSY_NICENESS}) shares"
+    if PINNED
+    else f"under one busy process (niceness {BUSY_NICENESS}) per core"
 )
 
 
@@ -131,7 +141,14 @@ def busy_cores(count: int, core: int | None = None) -> Iterator[None]:
     never past the limit."""
     processes = [
         subprocess.Popen(
-            [sys.executable, "-c", BUSY_LOOP, str(CONTENTION_LIMIT), str(os.getpid())],
+            [
+                sys.executable,
+                "-c",
+                BUSY_LOOP,
+                str(CONTENTION_LIMIT),
+                str(os.getpid()),
+                str(BUSY_NICENESS),
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

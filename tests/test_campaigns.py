@@ -246,6 +246,20 @@ def test_the_fault_document_is_the_same_for_the_same_seed() -> None:
     assert "### reference 0.1.0: SAFE" in text
 
 
+@pytest.fixture
+def one_crash_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command's crash campaign on one regression file, not all of them (tox -e faults
+    runs them all): these tests are about the command, not the campaign."""
+    import harness.cli
+    from scenarios.loading import REGRESSIONS, load_scenario
+
+    path = REGRESSIONS / "colliding-ids.yaml"
+    monkeypatch.setattr(
+        harness.cli, "_scenarios_from", lambda paths: [(path.stem, load_scenario(path))]
+    )
+
+
+@pytest.mark.usefixtures("one_crash_scenario")
 def test_faults_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     arguments = ["faults", "--target", "reference", "--examples", "6", "--shrink", "0"]
@@ -256,6 +270,7 @@ def test_faults_on_the_reference_exits_0_and_writes_both_reports(tmp_path: Path)
     assert (reports / "faults.md").read_text(encoding="utf-8").startswith("# Fault campaigns")
 
 
+@pytest.mark.usefixtures("one_crash_scenario")
 def test_faults_on_a_variant_that_swallows_failures_exits_1(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     arguments = ["faults", "--target", "bad-swallow-restore-failure", "--examples", "10"]

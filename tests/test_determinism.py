@@ -163,3 +163,15 @@ def test_a_busy_process_ends_when_its_parent_is_gone(tmp_path: Path) -> None:
     while _alive(busy) and deadline:  # the orphan notices on its next loop: no sleep needed
         deadline -= 1
     assert not _alive(busy)
+
+
+def test_a_busy_process_runs_at_the_stated_niceness() -> None:
+    with determinism.busy_cores(1):
+        [busy] = _children()
+        # field 19 of /proc/PID/stat, counted after the command name's closing parenthesis
+        nice = int(Path(f"/proc/{busy}/stat").read_text().rsplit(")", 1)[1].split()[16])
+        deadline = 100_000
+        while nice != determinism.BUSY_NICENESS and deadline:  # until the loop has set it
+            nice = int(Path(f"/proc/{busy}/stat").read_text().rsplit(")", 1)[1].split()[16])
+            deadline -= 1
+    assert nice == determinism.BUSY_NICENESS
