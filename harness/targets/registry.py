@@ -18,7 +18,6 @@ from typing import Final
 from harness.targets.base import Target
 
 ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.targets"
-VARIANT_PREFIX: Final = "bad-"  # names of the known-bad variants (harness.targets.variants)
 
 
 class UnknownTarget(LookupError):
@@ -132,7 +131,7 @@ def variants() -> dict[str, Callable[[], Target]]:
     """The known-bad variants of the reference (``harness.targets.variants``), by target name
     (``bad-<slug>``), sorted.  ``get`` builds them; ``available`` never lists them, so a check
     without ``--target`` does not run them."""
-    from harness.targets.variants import VARIANTS
+    from harness.targets.variants import VARIANT_PREFIX, VARIANTS
 
     return {f"{VARIANT_PREFIX}{slug}": build for slug, build in sorted(VARIANTS.items())}
 
@@ -141,6 +140,8 @@ def get(name: str) -> Target:
     targets = available()
     if name in targets:
         return targets[name]()
+    from harness.targets.variants import VARIANT_PREFIX  # variants import targets: not at the top
+
     if name.startswith(VARIANT_PREFIX):
         bad = variants()
         if name in bad:

@@ -48,8 +48,9 @@ from harness.reference.state import JSON, AgentState, Message, copy_json
 from harness.reference.tree import ActionToolFactory, AgentSpec, ModelFactory, SubAgentSpec, Tree
 from harness.targets.base import Target, TargetInfo
 from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget
-from harness.targets.registry import VARIANT_PREFIX
 from scenarios.model import Scenario
+
+VARIANT_PREFIX: Final = "bad-"  # a variant's target name: this, then its slug
 
 
 def _stored_turns(caller: AgentState) -> dict[str, JSON]:

@@ -1,0 +1,120 @@
+"""The layers, read from the source: who may import whom, and no import cycle.
+
+    fakes  <-  reference  <-  targets  <-  runner  ->  history  ->  checkers  ->  reports
+
+The reference is pure (it imports nothing of the project but itself), the fakes stand alone, the
+scenario model knows nothing of the harness, the checkers judge a recorded history and never see
+a target, and the targets never reach up into what runs or judges them.  Every import counts,
+also one made inside a function to put off loading an SDK.
+"""
+
+from __future__ import annotations
+
+import ast
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("harness", "scenarios", "fakes")
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+@cache
+def imports() -> dict[str, frozenset[str]]:
+    """Each module of the project: the project's modules it imports."""
+    modules = {
+        _name(path): path
+        for package in PACKAGES
+        for path in (ROOT / package).rglob("*.py")
+        if "__pycache__" not in path.parts
+    }
+    graph = {}
+    for module, path in modules.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module)
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        graph[module] = frozenset(name for name in found if name in modules and name != module)
+    return graph
+
+
+def inside(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+# (importer, what it may not import)
+FORBIDDEN = [
+    ("harness.reference", ["harness", "scenarios", "fakes"]),
+    ("fakes", ["harness", "scenarios"]),
+    ("scenarios", ["harness"]),
+    (
+        "harness.checkers",
+        ["harness.targets", "harness.reference", "harness.runner", "harness.campaigns"],
+    ),
+    (
+        "harness.targets",
+        ["harness.runner", "harness.checkers", "harness.findings", "harness.campaigns"],
+    ),
+]
+
+
+def crossings(graph: dict[str, frozenset[str]], layer: str, forbidden: list[str]) -> list[str]:
+    return sorted(
+        f"{module} imports {imported}"
+        for module, imported_modules in graph.items()
+        if inside(module, layer)
+        for imported in imported_modules
+        if not inside(imported, layer)
+        and any(inside(imported, package) for package in forbidden)
+        and not (layer == "harness.targets" and imported == "harness")  # its __version__
+    )
+
+
+def cycle(graph: dict[str, frozenset[str]]) -> str | None:
+    """One import cycle, as "a -> b -> a", or None."""
+    for start in sorted(graph):
+        stack = [(start, [start])]
+        seen = {start}
+        while stack:
+            module, path = stack.pop()
+            for imported in sorted(graph[module]):
+                if imported == start:
+                    return " -> ".join([*path, start])
+                if imported not in seen:
+                    seen.add(imported)
+                    stack.append((imported, [*path, imported]))
+    return None
+
+
+@pytest.mark.parametrize(("layer", "forbidden"), FORBIDDEN, ids=[layer for layer, _ in FORBIDDEN])
+def test_a_layer_imports_nothing_above_it(layer: str, forbidden: list[str]) -> None:
+    assert crossings(imports(), layer, forbidden) == []
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    assert cycle(imports()) is None
+
+
+def test_the_reading_sees_a_cycle_and_a_crossing() -> None:
+    """The checks above can fail: fed a graph with a cycle and a forbidden import, they do."""
+    graph = {
+        "harness.checkers.x": frozenset({"harness.targets.base", "harness.checkers.y"}),
+        "harness.checkers.y": frozenset({"harness.checkers.x"}),
+        "harness.targets.base": frozenset({"harness"}),
+        "harness": frozenset(),
+    }
+    assert crossings(graph, "harness.checkers", ["harness.targets"]) == [
+        "harness.checkers.x imports harness.targets.base"
+    ]
+    assert crossings(graph, "harness.targets", ["harness"]) == []  # its __version__ only
+    assert cycle(graph) == "harness.checkers.x -> harness.checkers.y -> harness.checkers.x"
+    assert cycle({**graph, "harness.checkers.y": frozenset()}) is None
