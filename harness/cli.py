@@ -38,6 +38,7 @@ from harness.findings import (
     read_findings_file,
     record,
 )
+from harness.findings_search import BUNDLED, locate, search_path
 from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
 from harness.report import conformance_document, dumps, markdown, merge, write_atomically
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"a scenario file or a folder of them (repeatable; default: {_shown(REGRESSIONS)})",
     )
     _isolation_option(check)
+    _findings_option(check, "a folder of findings files to judge by, besides the bundled one")
     check.add_argument(
         "--profile",
         choices=("ci", "dev", "deep"),
@@ -176,11 +178,17 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("ci", "dev", "deep"),
         help="also run this hypothesis profile's generated sample (its classes are checked)",
     )
+    _findings_option(
+        recording,
+        "the folder to write the target's findings file into (created if missing); further "
+        "ones are searched as for check (default: the folder on the findings path that holds "
+        "the file, else the bundled one)",
+    )
     recording.add_argument(
         "--findings-file",
         type=Path,
         metavar="PATH",
-        help="the file to write (default: the target's in scenarios/findings/)",
+        help="write this file instead (a draft: check reads only the findings path)",
     )
     _isolation_option(recording)
 
@@ -211,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
         "1 when a target without a findings file is not clean.",
     )
     _targets_option(faults)
+    _findings_option(faults, "as for check")
     faults.add_argument(
         "--examples",
         action="append",
@@ -322,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--scenarios", action="append", metavar="PATH", help="as for check (repeatable)"
     )
     determinism.add_argument("--profile", choices=("ci", "dev", "deep"), help="as for check")
+    _findings_option(determinism, "as for check")
     determinism.add_argument(
         "--repeats",
         type=_count,
@@ -346,6 +356,29 @@ def _targets_option(parser: argparse.ArgumentParser) -> None:
         metavar="T",
         help="a target (repeatable; default: every installed target)",
     )
+
+
+def _findings_option(parser: argparse.ArgumentParser, purpose: str) -> None:
+    parser.add_argument(
+        "--findings",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help=f"{purpose} (repeatable; the findings path is the bundled folder, the folders "
+        "installed plugins declare, then these: docs/findings.md)",
+    )
+
+
+def _findings_path(given: Sequence[Path] | None, *, existing: bool = True) -> tuple[Path, ...]:
+    """The findings search path with the ``--findings`` folders (which must exist, unless
+    ``existing`` is false: record creates the one it writes into)."""
+    for folder in given or []:
+        if (existing or folder.exists()) and not folder.is_dir():
+            raise BadInput(f"--findings: {folder} is not a folder")
+    try:
+        return search_path(given or [])
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
 
 
 def _reports_option(parser: argparse.ArgumentParser) -> None:
@@ -443,10 +476,11 @@ def _load(path: Path) -> Scenario:
 
 def _check(arguments: argparse.Namespace) -> int:
     targets = _targets_named(arguments.target, arguments.isolation)
-    _check_findings_files(targets)
+    folders = _findings_path(arguments.findings)
+    _check_findings_files(targets, folders)
     scenarios, own, generated, stats = _planned(arguments, targets)
     progress = _Progress() if _interactive() else None
-    result = judge(targets, scenarios, progress, own, generated)
+    result = judge(targets, scenarios, progress, own, generated, findings=folders)
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
@@ -486,7 +520,8 @@ def _planned(
 def _record(arguments: argparse.Namespace) -> int:
     (target,) = _targets_named([arguments.target], arguments.isolation)
     info = target.info
-    path = arguments.findings_file or findings_path(info.findings_name, info.version)
+    folders = _findings_path(arguments.findings, existing=False)
+    path = _recorded_file(arguments, info.findings_name, info.version, folders)
     try:
         before = (
             read_findings_file(path, info.findings_name, info.version, drafts=True)
@@ -496,12 +531,12 @@ def _record(arguments: argparse.Namespace) -> int:
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
     try:  # the target's own findings file, which the run is judged by, must be readable too
-        load_document(info.findings_name, info.version, drafts=True)
+        load_document(info.findings_name, info.version, folders, drafts=True)
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
     scenarios, own, generated, _ = _planned(arguments, [target])
     progress = _Progress() if _interactive() else None
-    result = judge([target], scenarios, progress, own, generated, drafts=True)
+    result = judge([target], scenarios, progress, own, generated, drafts=True, findings=folders)
     if progress is not None:
         progress.finish()
     after, done = record(before, info.findings_name, info.version, result.runs[info.name])
@@ -521,6 +556,29 @@ def _record(arguments: argparse.Namespace) -> int:
             f"expected {violation.expected}; seen {violation.seen}"
         )
     return EXIT_VIOLATIONS if done.unexplained or done.uncovered else EXIT_HOLDS
+
+
+def _recorded_file(
+    arguments: argparse.Namespace, target: str, version: str, folders: Sequence[Path]
+) -> Path:
+    """The file ``record`` writes: ``--findings-file``; else the target's file in the first
+    ``--findings`` folder, which no other folder of the path may hold one for; else the file on
+    the path, or a new one in the bundled folder."""
+    if arguments.findings_file is not None:
+        return Path(arguments.findings_file)
+    try:
+        found = locate(target, version, folders)
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+    if not arguments.findings:
+        return found or findings_path(target, version, BUNDLED)
+    path = findings_path(target, version, arguments.findings[0])
+    if found is not None and found.resolve() != path.resolve():
+        raise BadInput(
+            f"{found}: the findings path already holds {target} {version}'s findings file; "
+            f"record into its folder (--findings {found.parent}) or move it"
+        )
+    return path
 
 
 def _first_field(lines: Sequence[str]) -> int:
@@ -584,14 +642,19 @@ def _faults(arguments: argparse.Namespace) -> int:
     probes = _per_target(
         "--invariant-examples", arguments.invariant_examples, names, DEFAULT_INVARIANT_EXAMPLES
     )
-    _check_findings_files(targets)
+    folders = _findings_path(arguments.findings)
+    _check_findings_files(targets, folders)
     budgets = {
         name: Budget(examples[name], arguments.seed, arguments.shrink, probes[name])
         for name in names
     }
     progress = _Progress() if _interactive() else None
     document = fault_document(
-        targets, budgets, _scenarios_from(None), None if progress is None else progress.note
+        targets,
+        budgets,
+        _scenarios_from(None),
+        None if progress is None else progress.note,
+        findings=folders,
     )
     if progress is not None:
         progress.finish()
@@ -685,11 +748,11 @@ def _mutate_sdk(arguments: argparse.Namespace) -> int:
     return EXIT_HOLDS if not sdk_mutation.verdict(report) else EXIT_VIOLATIONS
 
 
-def _check_findings_files(targets: Sequence[Target]) -> None:
+def _check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> None:
     """Refuse, before anything runs, a findings file of these targets that cannot be read."""
     for target in targets:
         try:
-            load_findings(target.info.findings_name, target.info.version)
+            load_findings(target.info.findings_name, target.info.version, folders)
         except FindingsFileError as problem:
             raise BadInput(str(problem)) from None
 
@@ -711,11 +774,12 @@ def _determinism(arguments: argparse.Namespace) -> int:
         *(f"--target={name}" for name in arguments.target or []),
         *(f"--scenarios={path}" for path in arguments.scenarios or []),
         *([f"--profile={arguments.profile}"] if arguments.profile else []),
+        *(f"--findings={path}" for path in arguments.findings or []),
     ]
     if arguments.repeats < 1:
         raise BadInput("--repeats: expected at least 1 run under contention")
     targets = _targets_named(arguments.target)  # an unknown target is refused before any run
-    del targets
+    _check_findings_files(targets, _findings_path(arguments.findings))  # so is a bad findings path
     runs = [
         determinism.run_once(index, check_arguments, arguments.reports, contention=index > 0)
         for index in range(arguments.repeats + 1)

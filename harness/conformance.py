@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checkers import CHECKERS, Violation, applicable
-from harness.findings import Observed, Verdict, judge_findings, load_document, observe
+from harness.findings import Folders, Observed, Verdict, judge_findings, load_document, observe
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.base import Target
@@ -57,11 +57,13 @@ def judge(
     generated: Collection[str] = (),
     *,
     drafts: bool = False,
+    findings: Folders = None,
 ) -> Conformance:
     """Run ``scenarios`` on every target, or, for a target named in ``own``, its own list (the
     generated scenarios drawn within its capabilities).  ``generated`` names the scenarios the
     generator drew: only those may be covered by a findings file's classes.  ``drafts`` reads
-    findings files whose explanations are still placeholders (``record`` rewrites its own)."""
+    findings files whose explanations are still placeholders (``record`` rewrites its own);
+    ``findings`` is where they are searched (default: ``harness.findings_search.search_path``)."""
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
     total = sum(map(len, lists.values()))
@@ -97,7 +99,7 @@ def judge(
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
         result.runs[info.name] = runs
-        document = load_document(info.findings_name, info.version, drafts=drafts)
+        document = load_document(info.findings_name, info.version, findings, drafts=drafts)
         verdict = judge_findings(document, runs)
         result.verdicts[info.name] = verdict
         expected = {(item.scenario, id(item.violation)) for item in verdict.expected}
