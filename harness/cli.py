@@ -3,7 +3,13 @@
 Exit codes: 0 every invariant holds (or every violation is a recorded finding, and every
 recorded finding still shows), 1 otherwise, 2 bad input (a malformed scenario or findings file,
 an unknown target, a bad option), reported as one line naming the file, the field and what was
-expected, before anything runs and before any report is written.
+expected, before anything runs and before any report is written.  Two kinds of mistakes in an
+adapter are told apart from both: a target that cannot be loaded (its entry point does not
+import, its TargetInfo claims an unknown capability) is refused in one line, exit 2, but ``check``
+runs the other targets and writes their reports first; an adapter that breaks the contract during
+a scenario (raises, or returns None where an Observation is due) is an *adapter error*, exit 3:
+``check`` lists it in the report as its own verdict and goes on, other commands stop with its
+line.
 """
 
 from __future__ import annotations
@@ -42,16 +48,16 @@ from harness.findings_search import BUNDLED, locate, search_path
 from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
 from harness.report import conformance_document, dumps, markdown, merge, write_atomically
-from harness.runner import run_scenario
+from harness.runner import AdapterError, run_scenario
 from harness.targets import registry
-from harness.targets.base import Target
+from harness.targets.base import CAPABILITIES, Target
 from scenarios import corpus
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
 from scenarios.model import Scenario
 from scenarios.statistics import class_frequencies, frequency_report
 from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
 
-EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_ADAPTER_ERROR = 0, 1, 2, 3
 DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
 BASELINE = (
     Path(__file__).resolve().parent.parent / "reports" / "baselines" / "continuation-size.json"
@@ -341,10 +347,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _reports_option(determinism)
 
-    commands.add_parser(
+    targets = commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
-        description="List installed targets, their versions and capabilities.",
+        description="List installed targets, their versions and capabilities, and each target "
+        "that cannot be loaded (exit 2 when there is one).",
+    )
+    targets.add_argument(
+        "--verbose", action="store_true", help="also say what each capability means"
     )
     return parser
 
@@ -435,21 +445,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _mutate(arguments)
         if arguments.command == "determinism":
             return _determinism(arguments)
-        return _targets()
+        return _targets(arguments.verbose)
     except BadInput as problem:
         print(problem, file=sys.stderr)
         return EXIT_BAD_INPUT
+    except AdapterError as error:  # outside check, which reports it and goes on
+        print(error, file=sys.stderr)
+        return EXIT_ADAPTER_ERROR
 
 
 def _targets_named(names: Sequence[str] | None, isolation: str = "in-process") -> list[Target]:
-    chosen = list(dict.fromkeys(names or registry.available()))
-    try:
-        targets = [registry.get(name) for name in chosen]
-    except registry.UnknownTarget as unknown:
-        raise BadInput(f"--target: {unknown.args[0]}") from None
-    if isolation == "process":
-        return [ProcessIsolated(name, target) for name, target in zip(chosen, targets, strict=True)]
+    """The targets, every one of them loaded (else the first broken one's line, exit 2)."""
+    targets, broken = _loaded_targets(names, isolation)
+    if broken:
+        raise BadInput(broken[0].refusal)
     return targets
+
+
+def _loaded_targets(
+    names: Sequence[str] | None, isolation: str = "in-process"
+) -> tuple[list[Target], list[registry.BrokenTarget]]:
+    """The targets that load, and the ones that do not (an unknown name is bad input)."""
+    chosen = list(dict.fromkeys(names or registry.available()))
+    targets: list[Target] = []
+    broken: list[registry.BrokenTarget] = []
+    for name in chosen:
+        try:
+            target = registry.get(name)
+        except registry.UnknownTarget as unknown:
+            raise BadInput(f"--target: {unknown.args[0]}") from None
+        except registry.BrokenTarget as problem:
+            broken.append(problem)
+            continue
+        targets.append(ProcessIsolated(name, target) if isolation == "process" else target)
+    return targets, broken
 
 
 def _scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:
@@ -475,19 +504,30 @@ def _load(path: Path) -> Scenario:
 
 
 def _check(arguments: argparse.Namespace) -> int:
-    targets = _targets_named(arguments.target, arguments.isolation)
+    targets, broken = _loaded_targets(arguments.target, arguments.isolation)
     folders = _findings_path(arguments.findings)
     _check_findings_files(targets, folders)
     scenarios, own, generated, stats = _planned(arguments, targets)
+    for problem in broken:  # refused, while the others run
+        print(problem.refusal, file=sys.stderr)
+    if not targets:
+        return EXIT_BAD_INPUT
     progress = _Progress() if _interactive() else None
     result = judge(targets, scenarios, progress, own, generated, findings=folders)
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
         progress.finish()
+    for errors in result.adapter_errors.values():
+        for error in errors:
+            print(error, file=sys.stderr)
     document = conformance_document(result)
     write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
     _write_reports(arguments.reports, document)
+    if broken:
+        return EXIT_BAD_INPUT
+    if result.broken_adapters:
+        return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
 
 
@@ -539,6 +579,8 @@ def _record(arguments: argparse.Namespace) -> int:
     result = judge([target], scenarios, progress, own, generated, drafts=True, findings=folders)
     if progress is not None:
         progress.finish()
+    for error in result.adapter_errors[info.name]:  # not judged: its findings are kept as they are
+        print(error, file=sys.stderr)
     after, done = record(before, info.findings_name, info.version, result.runs[info.name])
     header = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
     comments = "\n".join(line for line in header[: _first_field(header)] if line.startswith("#"))
@@ -555,6 +597,8 @@ def _record(arguments: argparse.Namespace) -> int:
             f"  no class covers {violation.invariant} `{name}` step {violation.step}: "
             f"expected {violation.expected}; seen {violation.seen}"
         )
+    if result.broken_adapters:
+        return EXIT_ADAPTER_ERROR
     return EXIT_VIOLATIONS if done.unexplained or done.uncovered else EXIT_HOLDS
 
 
@@ -818,6 +862,8 @@ def _report(arguments: argparse.Namespace) -> int:
         documents.append(document)
     merged = merge(documents)
     _write_reports(arguments.reports, merged)
+    if any(merged["adapter_errors"].values()):
+        return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if merged["passes"] else EXIT_VIOLATIONS
 
 
@@ -872,12 +918,24 @@ def _step_line(step: StepRecord) -> str:
     return f"  [{step.index}] {step.kind} {asked} -> " + ("; ".join(seen) or "ok")
 
 
-def _targets() -> int:
-    for name, build in registry.available().items():
-        info = build().info
+def _targets(verbose: bool) -> int:
+    broken = False
+    for name in registry.available():
+        try:
+            info = registry.get(name).info
+        except registry.BrokenTarget as problem:
+            print(f"{name} BROKEN: {problem.reason}")
+            broken = True
+            continue
         print(f"{name} {info.version}: {info.description}")
         print(f"  capabilities: {', '.join(sorted(info.capabilities))}")
-    return EXIT_HOLDS
+        if verbose:
+            for capability in sorted(info.capabilities):
+                print(f"    {capability}: can {CAPABILITIES[capability]}")
+            lacking = sorted(set(CAPABILITIES) - info.capabilities)
+            if lacking:
+                print(f"  not claimed: {', '.join(lacking)}")
+    return EXIT_BAD_INPUT if broken else EXIT_HOLDS
 
 
 def _interactive() -> bool:

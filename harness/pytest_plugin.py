@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from harness.checkers import check
-from harness.runner import run_scenario
+from harness.runner import AdapterError, run_scenario
 from harness.targets import registry
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario
 
@@ -77,11 +77,16 @@ class ScenarioItem(pytest.Item):
             target = registry.get(self.target)
         except registry.UnknownTarget as unknown:
             raise ScenarioFailure(str(unknown)) from None
+        except registry.BrokenTarget as broken:
+            raise ScenarioFailure(broken.refusal) from None
         try:
             scenario = load_scenario(self.path)
         except ScenarioFileError as problem:
             raise ScenarioFailure(str(problem)) from None
-        history = run_scenario(target, scenario, self.path.stem)
+        try:
+            history = run_scenario(target, scenario, self.path.stem)
+        except AdapterError as error:  # the adapter's bug, not a verdict on the implementation
+            raise ScenarioFailure(str(error)) from None
         if history.not_applicable:
             # the target cannot express this scenario: reported as such, never as a pass
             pytest.skip(

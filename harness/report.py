@@ -28,6 +28,8 @@ SYMBOLS = {
     "not-applicable": "n/a",
 }
 Document = dict[str, Any]
+ADAPTER_ERROR = "adapter-error"  # a scenario's status when its adapter broke the contract
+NOT_APPLICABLE = "not-applicable: "
 
 
 def column(target: dict[str, Any]) -> str:
@@ -63,12 +65,22 @@ def conformance_document(result: Conformance) -> Document:
         },
         "scenarios": {
             columns[target]: {
-                name: ("not-applicable: " + ", ".join(history.not_applicable))
-                if history.not_applicable
-                else "run"
-                for name, history in histories.items()
+                **{
+                    name: (NOT_APPLICABLE + ", ".join(history.not_applicable))
+                    if history.not_applicable
+                    else "run"
+                    for name, history in histories.items()
+                },
+                **dict.fromkeys(
+                    (error.scenario for error in result.adapter_errors.get(target, [])),
+                    ADAPTER_ERROR,
+                ),
             }
             for target, histories in result.histories.items()
+        },
+        "adapter_errors": {
+            columns[target]: [error.to_json() for error in errors]
+            for target, errors in result.adapter_errors.items()
         },
         "findings": {
             columns[target]: {
@@ -91,6 +103,7 @@ def merge(documents: Iterable[Document]) -> Document:
         "cells": {},
         "scenarios": {},
         "findings": {},
+        "adapter_errors": {},
         "passes": True,
     }
     for document in documents:
@@ -98,8 +111,8 @@ def merge(documents: Iterable[Document]) -> Document:
         for target in document["targets"]:
             merged["targets"] = [t for t in merged["targets"] if column(t) != column(target)]
             merged["targets"].append(target)
-        for key in ("cells", "scenarios", "findings"):
-            merged[key].update(document[key])
+        for key in ("cells", "scenarios", "findings", "adapter_errors"):
+            merged[key].update(document.get(key, {}))
         merged["passes"] = merged["passes"] and document["passes"]
     merged["targets"].sort(key=_column_order)
     return merged
@@ -122,11 +135,13 @@ def markdown(document: Document) -> str:
         len(cell["violations"]) for row in document["cells"].values() for cell in row.values()
     )
     expected = sum(len(row["expected"]) for row in document["findings"].values())
+    broke = sum(len(errors) for errors in document.get("adapter_errors", {}).values())
     lines = [
         "# Conformance",
         "",
         f"{_count(len(scenarios), 'scenario')} on {_count(len(columns), 'target')}; "
         f"{_count(violations, 'violation')}, {expected} of them matched by a recorded witness; "
+        + (f"**{_count(broke, 'adapter error')}** (scenarios not judged); " if broke else "")
         + ("passes." if document["passes"] else "**fails**."),
         "",
         "| invariant | " + " | ".join(columns) + " |",
@@ -144,19 +159,31 @@ def markdown(document: Document) -> str:
         lines.append(f"| {checker['id']} {checker['slug']} | " + " | ".join(cells) + " |")
     lines += ["", "(n) is the number of scenarios that invariant was judged on.", ""]
     for name in columns:
+        lines += _adapter_errors(document.get("adapter_errors", {}).get(name, []), name)
         lines += _counterexamples(document, name)
         lines += _findings(document["findings"].get(name), name)
     skipped = sorted(
-        (name, scenario, status.removeprefix("not-applicable: "))
+        (name, scenario, status.removeprefix(NOT_APPLICABLE))
         for name, row in document["scenarios"].items()
         for scenario, status in row.items()
-        if status != "run"
+        if status.startswith(NOT_APPLICABLE)
     )
     if skipped:
         lines += ["## Not applicable", ""]
         lines += [f"- `{scenario}` on {name}: needs {needs}" for name, scenario, needs in skipped]
         lines.append("")
     return "\n".join(lines)
+
+
+def _adapter_errors(errors: list[dict[str, Any]], name: str) -> list[str]:
+    if not errors:
+        return []
+    lines = [f"## {name}: ADAPTER ERRORS (the adapter broke its contract: not judged)", ""]
+    for error in errors:
+        where = "at start()" if error["step"] is None else f"step {error['step']} ({error['kind']})"
+        run = " of the restart-free control run" if error["control"] else ""
+        lines.append(f"- `{error['scenario']}` {where}{run}: {error['problem']}")
+    return [*lines, ""]
 
 
 def _counterexamples(document: Document, name: str) -> list[str]:
