@@ -49,6 +49,7 @@ from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
 from harness.report import conformance_document, dumps, markdown, merge, write_atomically
 from harness.runner import AdapterError, run_scenario
+from harness.summary import summary
 from harness.targets import registry
 from harness.targets.base import CAPABILITIES, Target
 from scenarios import corpus
@@ -58,6 +59,7 @@ from scenarios.statistics import class_frequencies, frequency_report
 from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_ADAPTER_ERROR = 0, 1, 2, 3
+SUMMARY = "conformance-summary.md"  # what --summary writes beside conformance.md
 DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
 BASELINE = (
     Path(__file__).resolve().parent.parent / "reports" / "baselines" / "continuation-size.json"
@@ -81,8 +83,9 @@ examples:
   python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
 
-reports: check writes reports/conformance.md (paste it in a pull request) and
-reports/conformance.json; a failed run leaves the previous reports untouched.
+reports: check writes reports/conformance.md and reports/conformance.json (with --summary
+also reports/conformance-summary.md, which always fits a pull-request comment); a failed run
+leaves the previous reports untouched.
 """
 
 
@@ -140,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where to write conformance.md and conformance.json (default: reports)",
     )
+    _summary_option(check)
 
     generate = commands.add_parser(
         "generate",
@@ -216,6 +220,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("files", type=Path, nargs="+", metavar="FILE", help="conformance.json")
     _reports_option(report)
+    _summary_option(report)
 
     faults = commands.add_parser(
         "faults",
@@ -391,6 +396,16 @@ def _findings_path(given: Sequence[Path] | None, *, existing: bool = True) -> tu
         raise BadInput(str(problem)) from None
 
 
+def _summary_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="also write conformance-summary.md, which always fits a pull-request comment "
+        "(65,536 characters): each target's verdict, then the adapter errors, new and "
+        "vanished findings, long lists cut with a count",
+    )
+
+
 def _reports_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reports", type=Path, default=Path("reports"), metavar="DIR", help="default: reports"
@@ -523,7 +538,7 @@ def _check(arguments: argparse.Namespace) -> int:
             print(error, file=sys.stderr)
     document = conformance_document(result)
     write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
-    _write_reports(arguments.reports, document)
+    _write_reports(arguments.reports, document, summarised=arguments.summary)
     if broken:
         return EXIT_BAD_INPUT
     if result.broken_adapters:
@@ -841,10 +856,12 @@ def _determinism(arguments: argparse.Namespace) -> int:
     return runs[0].exit_code if report["identical"] else EXIT_VIOLATIONS
 
 
-def _write_reports(reports: Path, document: dict[str, object]) -> None:
+def _write_reports(reports: Path, document: dict[str, object], *, summarised: bool) -> None:
     text = markdown(document)
     write_atomically(reports / "conformance.json", dumps(document))
     write_atomically(reports / "conformance.md", text)
+    if summarised:
+        write_atomically(reports / SUMMARY, summary(document))
     print(text)
 
 
@@ -861,7 +878,7 @@ def _report(arguments: argparse.Namespace) -> int:
             raise BadInput(f"{path}: not a conformance report (expected targets, cells, passes)")
         documents.append(document)
     merged = merge(documents)
-    _write_reports(arguments.reports, merged)
+    _write_reports(arguments.reports, merged, summarised=arguments.summary)
     if any(merged["adapter_errors"].values()):
         return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if merged["passes"] else EXIT_VIOLATIONS
