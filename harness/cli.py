@@ -3,7 +3,13 @@
 Exit codes: 0 every invariant holds (or every violation is a recorded finding, and every
 recorded finding still shows), 1 otherwise, 2 bad input (a malformed scenario or findings file,
 an unknown target, a bad option), reported as one line naming the file, the field and what was
-expected, before anything runs and before any report is written.
+expected, before anything runs and before any report is written.  Two kinds of mistakes in an
+adapter are told apart from both: a target that cannot be loaded (its entry point does not
+import, its TargetInfo claims an unknown capability) is refused in one line, exit 2, but ``check``
+runs the other targets and writes their reports first; an adapter that breaks the contract during
+a scenario (raises, or returns None where an Observation is due) is an *adapter error*, exit 3:
+``check`` lists it in the report as its own verdict and goes on, other commands stop with its
+line.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from harness.findings import (
     read_findings_file,
     record,
 )
+from harness.findings_search import BUNDLED, locate, search_path
 from harness.history import StepRecord
 from harness.isolation import ProcessIsolated
 from harness.report import (
@@ -48,16 +55,18 @@ from harness.report import (
     target_column,
     write_atomically,
 )
-from harness.runner import run_scenario
+from harness.runner import AdapterError, run_scenario
+from harness.summary import summary
 from harness.targets import registry
-from harness.targets.base import Target
+from harness.targets.base import CAPABILITIES, Target
 from scenarios import corpus
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
 from scenarios.model import Scenario
 from scenarios.statistics import class_frequencies, frequency_report
 from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
 
-EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_ADAPTER_ERROR = 0, 1, 2, 3
+SUMMARY = "conformance-summary.md"  # what --summary writes beside conformance.md
 DEFAULT_EXAMPLES, DEFAULT_INVARIANT_EXAMPLES, DEFAULT_SHRINK = 1000, 200, 30
 BASELINE = (
     Path(__file__).resolve().parent.parent / "reports" / "baselines" / "continuation-size.json"
@@ -81,8 +90,9 @@ examples:
   python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
 
-reports: check writes reports/conformance.md (paste it in a pull request) and
-reports/conformance.json; a failed run leaves the previous reports untouched.
+reports: check writes reports/conformance.md and reports/conformance.json (with --summary
+also reports/conformance-summary.md, which always fits a pull-request comment); a failed run
+leaves the previous reports untouched.
 """
 
 
@@ -125,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"a scenario file or a folder of them (repeatable; default: {_shown(REGRESSIONS)})",
     )
     _isolation_option(check)
+    _findings_option(check, "a folder of findings files to judge by, besides the bundled one")
     check.add_argument(
         "--profile",
         choices=("ci", "dev", "deep"),
@@ -139,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="where to write conformance.md and conformance.json (default: reports)",
     )
+    _summary_option(check)
 
     generate = commands.add_parser(
         "generate",
@@ -183,11 +195,17 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("ci", "dev", "deep"),
         help="also run this hypothesis profile's generated sample (its classes are checked)",
     )
+    _findings_option(
+        recording,
+        "the folder to write the target's findings file into (created if missing); further "
+        "ones are searched as for check (default: the folder on the findings path that holds "
+        "the file, else the bundled one)",
+    )
     recording.add_argument(
         "--findings-file",
         type=Path,
         metavar="PATH",
-        help="the file to write (default: the target's in scenarios/findings/)",
+        help="write this file instead (a draft: check reads only the findings path)",
     )
     _isolation_option(recording)
 
@@ -209,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("files", type=Path, nargs="+", metavar="FILE", help="conformance.json")
     _reports_option(report)
+    _summary_option(report)
 
     faults = commands.add_parser(
         "faults",
@@ -219,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the outcome recorded for it with this budget (scenarios/findings/faults/).",
     )
     _targets_option(faults)
+    _findings_option(faults, "as for check")
     faults.add_argument(
         "--examples",
         action="append",
@@ -336,6 +356,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--scenarios", action="append", metavar="PATH", help="as for check (repeatable)"
     )
     determinism.add_argument("--profile", choices=("ci", "dev", "deep"), help="as for check")
+    _findings_option(determinism, "as for check")
     determinism.add_argument(
         "--repeats",
         type=_count,
@@ -345,10 +366,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _reports_option(determinism)
 
-    commands.add_parser(
+    targets = commands.add_parser(
         "targets",
         help="list installed targets, their versions and capabilities",
-        description="List installed targets, their versions and capabilities.",
+        description="List installed targets, their versions and capabilities, and each target "
+        "that cannot be loaded (exit 2 when there is one).",
+    )
+    targets.add_argument(
+        "--verbose", action="store_true", help="also say what each capability means"
     )
     return parser
 
@@ -359,6 +384,39 @@ def _targets_option(parser: argparse.ArgumentParser) -> None:
         action="append",
         metavar="T",
         help="a target (repeatable; default: every installed target)",
+    )
+
+
+def _findings_option(parser: argparse.ArgumentParser, purpose: str) -> None:
+    parser.add_argument(
+        "--findings",
+        action="append",
+        type=Path,
+        metavar="DIR",
+        help=f"{purpose} (repeatable; the findings path is the bundled folder, the folders "
+        "installed plugins declare, then these: docs/findings.md)",
+    )
+
+
+def _findings_path(given: Sequence[Path] | None, *, existing: bool = True) -> tuple[Path, ...]:
+    """The findings search path with the ``--findings`` folders (which must exist, unless
+    ``existing`` is false: record creates the one it writes into)."""
+    for folder in given or []:
+        if (existing or folder.exists()) and not folder.is_dir():
+            raise BadInput(f"--findings: {folder} is not a folder")
+    try:
+        return search_path(given or [])
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+
+
+def _summary_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--summary",
+        action="store_true",
+        help="also write conformance-summary.md, which always fits a pull-request comment "
+        "(65,536 characters): each target's verdict, then the adapter errors, new and "
+        "vanished findings, long lists cut with a count",
     )
 
 
@@ -416,21 +474,40 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _mutate(arguments)
         if arguments.command == "determinism":
             return _determinism(arguments)
-        return _targets()
+        return _targets(arguments.verbose)
     except BadInput as problem:
         print(problem, file=sys.stderr)
         return EXIT_BAD_INPUT
+    except AdapterError as error:  # outside check, which reports it and goes on
+        print(error, file=sys.stderr)
+        return EXIT_ADAPTER_ERROR
 
 
 def _targets_named(names: Sequence[str] | None, isolation: str = "in-process") -> list[Target]:
-    chosen = list(dict.fromkeys(names or registry.available()))
-    try:
-        targets = [registry.get(name) for name in chosen]
-    except registry.UnknownTarget as unknown:
-        raise BadInput(f"--target: {unknown.args[0]}") from None
-    if isolation == "process":
-        return [ProcessIsolated(name, target) for name, target in zip(chosen, targets, strict=True)]
+    """The targets, every one of them loaded (else the first broken one's line, exit 2)."""
+    targets, broken = _loaded_targets(names, isolation)
+    if broken:
+        raise BadInput(broken[0].refusal)
     return targets
+
+
+def _loaded_targets(
+    names: Sequence[str] | None, isolation: str = "in-process"
+) -> tuple[list[Target], list[registry.BrokenTarget]]:
+    """The targets that load, and the ones that do not (an unknown name is bad input)."""
+    chosen = list(dict.fromkeys(names or registry.available()))
+    targets: list[Target] = []
+    broken: list[registry.BrokenTarget] = []
+    for name in chosen:
+        try:
+            target = registry.get(name)
+        except registry.UnknownTarget as unknown:
+            raise BadInput(f"--target: {unknown.args[0]}") from None
+        except registry.BrokenTarget as problem:
+            broken.append(problem)
+            continue
+        targets.append(ProcessIsolated(name, target) if isolation == "process" else target)
+    return targets, broken
 
 
 def _scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:
@@ -456,18 +533,30 @@ def _load(path: Path) -> Scenario:
 
 
 def _check(arguments: argparse.Namespace) -> int:
-    targets = _targets_named(arguments.target, arguments.isolation)
-    _check_findings_files(targets)
+    targets, broken = _loaded_targets(arguments.target, arguments.isolation)
+    folders = _findings_path(arguments.findings)
+    _check_findings_files(targets, folders)
     scenarios, own, generated, stats = _planned(arguments, targets)
+    for problem in broken:  # refused, while the others run
+        print(problem.refusal, file=sys.stderr)
+    if not targets:
+        return EXIT_BAD_INPUT
     progress = _Progress() if _interactive() else None
-    result = judge(targets, scenarios, progress, own, generated)
+    result = judge(targets, scenarios, progress, own, generated, findings=folders)
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
         progress.finish()
+    for errors in result.adapter_errors.values():
+        for error in errors:
+            print(error, file=sys.stderr)
     document = conformance_document(result)
     write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
-    _write_reports(arguments.reports, document)
+    _write_reports(arguments.reports, document, summarised=arguments.summary)
+    if broken:
+        return EXIT_BAD_INPUT
+    if result.broken_adapters:
+        return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
 
 
@@ -500,7 +589,8 @@ def _planned(
 def _record(arguments: argparse.Namespace) -> int:
     (target,) = _targets_named([arguments.target], arguments.isolation)
     info = target.info
-    path = arguments.findings_file or findings_path(info.findings_name, info.version)
+    folders = _findings_path(arguments.findings, existing=False)
+    path = _recorded_file(arguments, info.findings_name, info.version, folders)
     try:
         before = (
             read_findings_file(path, info.findings_name, info.version, drafts=True)
@@ -510,14 +600,16 @@ def _record(arguments: argparse.Namespace) -> int:
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
     try:  # the target's own findings file, which the run is judged by, must be readable too
-        load_document(info.findings_name, info.version, drafts=True)
+        load_document(info.findings_name, info.version, folders, drafts=True)
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
     scenarios, own, generated, _ = _planned(arguments, [target])
     progress = _Progress() if _interactive() else None
-    result = judge([target], scenarios, progress, own, generated, drafts=True)
+    result = judge([target], scenarios, progress, own, generated, drafts=True, findings=folders)
     if progress is not None:
         progress.finish()
+    for error in result.adapter_errors[info.name]:  # not judged: its findings are kept as they are
+        print(error, file=sys.stderr)
     after, done = record(before, info.findings_name, info.version, result.runs[info.name])
     header = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
     comments = "\n".join(line for line in header[: _first_field(header)] if line.startswith("#"))
@@ -534,7 +626,32 @@ def _record(arguments: argparse.Namespace) -> int:
             f"  no class covers {violation.invariant} `{name}` step {violation.step}: "
             f"expected {violation.expected}; seen {violation.seen}"
         )
+    if result.broken_adapters:
+        return EXIT_ADAPTER_ERROR
     return EXIT_VIOLATIONS if done.unexplained or done.uncovered else EXIT_HOLDS
+
+
+def _recorded_file(
+    arguments: argparse.Namespace, target: str, version: str, folders: Sequence[Path]
+) -> Path:
+    """The file ``record`` writes: ``--findings-file``; else the target's file in the first
+    ``--findings`` folder, which no other folder of the path may hold one for; else the file on
+    the path, or a new one in the bundled folder."""
+    if arguments.findings_file is not None:
+        return Path(arguments.findings_file)
+    try:
+        found = locate(target, version, folders)
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+    if not arguments.findings:
+        return found or findings_path(target, version, BUNDLED)
+    path = findings_path(target, version, arguments.findings[0])
+    if found is not None and found.resolve() != path.resolve():
+        raise BadInput(
+            f"{found}: the findings path already holds {target} {version}'s findings file; "
+            f"record into its folder (--findings {found.parent}) or move it"
+        )
+    return path
 
 
 def _first_field(lines: Sequence[str]) -> int:
@@ -598,14 +715,19 @@ def _faults(arguments: argparse.Namespace) -> int:
     probes = _per_target(
         "--invariant-examples", arguments.invariant_examples, names, DEFAULT_INVARIANT_EXAMPLES
     )
-    _check_findings_files(targets)
+    folders = _findings_path(arguments.findings)
+    _check_findings_files(targets, folders)
     budgets = {
         name: Budget(examples[name], arguments.seed, arguments.shrink, probes[name])
         for name in names
     }
     progress = _Progress() if _interactive() else None
     document = fault_document(
-        targets, budgets, _scenarios_from(None), None if progress is None else progress.note
+        targets,
+        budgets,
+        _scenarios_from(None),
+        None if progress is None else progress.note,
+        findings=folders,
     )
     if progress is not None:
         progress.finish()
@@ -723,14 +845,14 @@ def _mutate_sdk(arguments: argparse.Namespace) -> int:
     return EXIT_HOLDS if not sdk_mutation.verdict(report) else EXIT_VIOLATIONS
 
 
-def _check_findings_files(targets: Sequence[Target]) -> None:
+def _check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> None:
     """Refuse, before anything runs, a findings file (or a recorded fault outcome) of these
     targets that cannot be read."""
     from harness.campaigns.expected import ExpectedError, load_expected
 
     for target in targets:
         try:
-            load_findings(target.info.findings_name, target.info.version)
+            load_findings(target.info.findings_name, target.info.version, folders)
             load_expected(target.info.findings_name, target.info.version)
         except (FindingsFileError, ExpectedError) as problem:
             raise BadInput(str(problem)) from None
@@ -753,11 +875,12 @@ def _determinism(arguments: argparse.Namespace) -> int:
         *(f"--target={name}" for name in arguments.target or []),
         *(f"--scenarios={path}" for path in arguments.scenarios or []),
         *([f"--profile={arguments.profile}"] if arguments.profile else []),
+        *(f"--findings={path}" for path in arguments.findings or []),
     ]
     if arguments.repeats < 1:
         raise BadInput("--repeats: expected at least 1 run under contention")
     targets = _targets_named(arguments.target)  # an unknown target is refused before any run
-    del targets
+    _check_findings_files(targets, _findings_path(arguments.findings))  # so is a bad findings path
     runs = [
         determinism.run_once(index, check_arguments, arguments.reports, contention=index > 0)
         for index in range(arguments.repeats + 1)
@@ -775,10 +898,12 @@ def _determinism(arguments: argparse.Namespace) -> int:
     return runs[0].exit_code if report["identical"] else EXIT_VIOLATIONS
 
 
-def _write_reports(reports: Path, document: dict[str, object]) -> None:
+def _write_reports(reports: Path, document: dict[str, object], *, summarised: bool) -> None:
     text = markdown(document)
     write_atomically(reports / "conformance.json", dumps(document))
     write_atomically(reports / "conformance.md", text)
+    if summarised:
+        write_atomically(reports / SUMMARY, summary(document))
     print(text)
 
 
@@ -795,7 +920,9 @@ def _report(arguments: argparse.Namespace) -> int:
             raise BadInput(f"{path}: not a conformance report (expected targets, cells, passes)")
         documents.append(document)
     merged = merge(documents)
-    _write_reports(arguments.reports, merged)
+    _write_reports(arguments.reports, merged, summarised=arguments.summary)
+    if any(merged["adapter_errors"].values()):
+        return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if merged["passes"] else EXIT_VIOLATIONS
 
 
@@ -850,12 +977,24 @@ def _step_line(step: StepRecord) -> str:
     return f"  [{step.index}] {step.kind} {asked} -> " + ("; ".join(seen) or "ok")
 
 
-def _targets() -> int:
-    for name, build in registry.available().items():
-        info = build().info
+def _targets(verbose: bool) -> int:
+    broken = False
+    for name in registry.available():
+        try:
+            info = registry.get(name).info
+        except registry.BrokenTarget as problem:
+            print(f"{name} BROKEN: {problem.reason}")
+            broken = True
+            continue
         print(f"{name} {info.version}: {info.description}")
         print(f"  capabilities: {', '.join(sorted(info.capabilities))}")
-    return EXIT_HOLDS
+        if verbose:
+            for capability in sorted(info.capabilities):
+                print(f"    {capability}: can {CAPABILITIES[capability]}")
+            lacking = sorted(set(CAPABILITIES) - info.capabilities)
+            if lacking:
+                print(f"  not claimed: {', '.join(lacking)}")
+    return EXIT_BAD_INPUT if broken else EXIT_HOLDS
 
 
 def _interactive() -> bool:

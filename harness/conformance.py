@@ -6,6 +6,10 @@ that invariant on that target, is "not applicable" when no scenario could be jud
 witness of that target version (``harness.findings``), and otherwise names its first
 counterexample.  The run fails on a violation no witness matches, on a recorded witness that no
 longer shows, and on a finding recorded for a regression file whose content has changed.
+
+A scenario whose adapter broke the contract (``harness.runner.AdapterError``) is not judged: it is
+listed as an adapter error of its target, a verdict of its own that no finding excuses, and the
+run goes on with the next scenario.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checkers import CHECKERS, Violation, applicable
-from harness.findings import Observed, Verdict, judge_findings, load_document, observe
+from harness.findings import Folders, Observed, Verdict, judge_findings, load_document, observe
 from harness.history import History
-from harness.runner import run_scenario
+from harness.runner import AdapterError, run_scenario
 from harness.targets.base import Target
 from scenarios.model import Scenario
 
@@ -38,6 +42,7 @@ class Conformance:
     cells: dict[str, dict[str, Cell]] = field(default_factory=dict)  # target -> checker id
     verdicts: dict[str, Verdict] = field(default_factory=dict)  # target -> findings verdict
     runs: dict[str, list[Observed]] = field(default_factory=dict)  # target -> what was judged
+    adapter_errors: dict[str, list[AdapterError]] = field(default_factory=dict)  # target -> them
 
     @property
     def violation_count(self) -> int:
@@ -45,8 +50,13 @@ class Conformance:
 
     @property
     def passes(self) -> bool:
-        """Every violation is a recorded finding, and every recorded finding still shows."""
-        return all(verdict.passes for verdict in self.verdicts.values())
+        """Every violation is a recorded finding, every recorded finding still shows, and no
+        adapter broke the contract."""
+        return not self.broken_adapters and all(v.passes for v in self.verdicts.values())
+
+    @property
+    def broken_adapters(self) -> bool:
+        return any(self.adapter_errors.values())
 
 
 def judge(
@@ -57,11 +67,13 @@ def judge(
     generated: Collection[str] = (),
     *,
     drafts: bool = False,
+    findings: Folders = None,
 ) -> Conformance:
     """Run ``scenarios`` on every target, or, for a target named in ``own``, its own list (the
     generated scenarios drawn within its capabilities).  ``generated`` names the scenarios the
     generator drew: only those may be covered by a findings file's classes.  ``drafts`` reads
-    findings files whose explanations are still placeholders (``record`` rewrites its own)."""
+    findings files whose explanations are still placeholders (``record`` rewrites its own);
+    ``findings`` is where they are searched (default: ``harness.findings_search.search_path``)."""
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
     total = sum(map(len, lists.values()))
@@ -81,23 +93,29 @@ def judge(
         found: dict[str, list[tuple[str, Violation]]] = {checker.id: [] for checker in CHECKERS}
         checked: dict[str, int] = {checker.id: 0 for checker in CHECKERS}
         runs: list[Observed] = []
+        broke: list[AdapterError] = []
         for name, scenario in scenarios:
-            history = run_scenario(target, scenario, name)
-            histories[name] = history
-            mine: list[Violation] = []
-            for checker in CHECKERS:
-                if applicable(checker, history):
-                    checked[checker.id] += 1
-                    violations = checker.function(history)
-                    mine += violations
-                    found[checker.id].extend((name, v) for v in violations)
-            runs.append(observe(history, scenario, mine, generated=name in generated))
+            try:
+                history = run_scenario(target, scenario, name)
+            except AdapterError as error:
+                broke.append(error)
+            else:
+                histories[name] = history
+                mine: list[Violation] = []
+                for checker in CHECKERS:
+                    if applicable(checker, history):
+                        checked[checker.id] += 1
+                        violations = checker.function(history)
+                        mine += violations
+                        found[checker.id].extend((name, v) for v in violations)
+                runs.append(observe(history, scenario, mine, generated=name in generated))
             done += 1
             if progress is not None:
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
         result.runs[info.name] = runs
-        document = load_document(info.findings_name, info.version, drafts=drafts)
+        result.adapter_errors[info.name] = broke
+        document = load_document(info.findings_name, info.version, findings, drafts=drafts)
         verdict = judge_findings(document, runs)
         result.verdicts[info.name] = verdict
         expected = {(item.scenario, id(item.violation)) for item in verdict.expected}

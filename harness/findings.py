@@ -1,8 +1,10 @@
 """Expected findings: violations already found in a released implementation, kept as evidence.
 
 A finding against a real SDK is reported, never hidden: it is a violation of that target, written
-down in ``scenarios/findings/<target>-<version>.yaml`` with the regression file that shows it, a
-one-line explanation, and a *witness* for every violation it excuses.  A run passes only when
+down in ``<target>-<version>.yaml`` (in a folder of the findings search path,
+``harness.findings_search``: the bundled ``scenarios/findings/``, plugins' folders, ``--findings``)
+with the regression file that shows it, a one-line explanation, and a *witness* for every
+violation it excuses.  A run passes only when
 every violation it shows is matched by a recorded witness and every recorded witness still shows.
 A violation no witness matches is new, even in a scenario with other recorded findings, even of an
 invariant recorded there (another step, another action).
@@ -80,18 +82,16 @@ from pydantic import (
 )
 
 from harness.checkers.violation import Violation
+from harness.findings_search import BUNDLED, file_name, locate, search_path
+from harness.findings_search import FindingsFileError as FindingsFileError  # raised here too
 from harness.history import History
 from scenarios.model import Scenario
 from scenarios.statistics import CLASSES, classes_of
 
-FINDINGS = Path(__file__).resolve().parent.parent / "scenarios" / "findings"
+FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings_search)
 PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must write why
 GENERATED = "generated-"  # the names of generated scenarios, the only ones a class covers
 DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
-
-
-class FindingsFileError(ValueError):
-    """A findings file that cannot be used; the message is one line."""
 
 
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-2])|D|O)$")]
@@ -542,17 +542,29 @@ class Finding:
     witnesses: tuple[Witness, ...] = field(default=(), compare=False)
 
 
+Folders = Path | Sequence[Path] | None  # one folder, a search path, or None: the default path
+
+
 def findings_path(target: str, version: str, directory: Path = FINDINGS) -> Path:
-    return directory / f"{target}-{version}.yaml"
+    return directory / file_name(target, version)
+
+
+def folders_of(where: Folders) -> tuple[Path, ...]:
+    """The folders to search: ``where`` as given, or the default search path (the bundled
+    folder and every plugin's, ``harness.findings_search``)."""
+    if where is None:
+        return search_path()
+    return (where,) if isinstance(where, Path) else tuple(where)
 
 
 def load_document(
-    target: str, version: str, directory: Path = FINDINGS, *, drafts: bool = False
+    target: str, version: str, where: Folders = None, *, drafts: bool = False
 ) -> FindingsFile | None:
-    """The findings file of ``target`` ``version``, or None when there is none; refused in one
-    line (``FindingsFileError``) when it cannot be used.  ``drafts`` allows placeholders."""
-    path = findings_path(target, version, directory)
-    if not path.exists():
+    """The findings file of ``target`` ``version`` on the search path ``where``, or None when
+    there is none; refused in one line (``FindingsFileError``) when it cannot be used or when
+    two folders hold one.  ``drafts`` allows placeholders."""
+    path = locate(target, version, folders_of(where))
+    if path is None:
         return None
     return read_findings_file(path, target, version, drafts=drafts)
 
@@ -581,8 +593,8 @@ def read_findings_file(
     return document
 
 
-def load_findings(target: str, version: str, directory: Path = FINDINGS) -> tuple[Finding, ...]:
-    document = load_document(target, version, directory)
+def load_findings(target: str, version: str, where: Folders = None) -> tuple[Finding, ...]:
+    document = load_document(target, version, where)
     if document is None:
         return ()
     found = []
@@ -595,8 +607,8 @@ def load_findings(target: str, version: str, directory: Path = FINDINGS) -> tupl
     return tuple(found)
 
 
-def load_classes(target: str, version: str, directory: Path = FINDINGS) -> tuple[FindingClass, ...]:
-    document = load_document(target, version, directory)
+def load_classes(target: str, version: str, where: Folders = None) -> tuple[FindingClass, ...]:
+    document = load_document(target, version, where)
     return () if document is None else document.classes
 
 

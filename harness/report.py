@@ -28,6 +28,8 @@ SYMBOLS = {
     "not-applicable": "n/a",
 }
 Document = dict[str, Any]
+ADAPTER_ERROR = "adapter-error"  # a scenario's status when its adapter broke the contract
+NOT_APPLICABLE = "not-applicable: "
 
 
 def column(target: dict[str, Any]) -> str:
@@ -63,12 +65,22 @@ def conformance_document(result: Conformance) -> Document:
         },
         "scenarios": {
             columns[target]: {
-                name: ("not-applicable: " + ", ".join(history.not_applicable))
-                if history.not_applicable
-                else "run"
-                for name, history in histories.items()
+                **{
+                    name: (NOT_APPLICABLE + ", ".join(history.not_applicable))
+                    if history.not_applicable
+                    else "run"
+                    for name, history in histories.items()
+                },
+                **dict.fromkeys(
+                    (error.scenario for error in result.adapter_errors.get(target, [])),
+                    ADAPTER_ERROR,
+                ),
             }
             for target, histories in result.histories.items()
+        },
+        "adapter_errors": {
+            columns[target]: [error.to_json() for error in errors]
+            for target, errors in result.adapter_errors.items()
         },
         "findings": {
             columns[target]: {
@@ -91,6 +103,7 @@ def merge(documents: Iterable[Document]) -> Document:
         "cells": {},
         "scenarios": {},
         "findings": {},
+        "adapter_errors": {},
         "passes": True,
     }
     for document in documents:
@@ -98,8 +111,8 @@ def merge(documents: Iterable[Document]) -> Document:
         for target in document["targets"]:
             merged["targets"] = [t for t in merged["targets"] if column(t) != column(target)]
             merged["targets"].append(target)
-        for key in ("cells", "scenarios", "findings"):
-            merged[key].update(document[key])
+        for key in ("cells", "scenarios", "findings", "adapter_errors"):
+            merged[key].update(document.get(key, {}))
         merged["passes"] = merged["passes"] and document["passes"]
     merged["targets"].sort(key=_column_order)
     return merged
@@ -115,23 +128,26 @@ def dumps(document: Document) -> str:
     return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def markdown(document: Document) -> str:
-    columns = [column(target) for target in document["targets"]]
+def headline(document: Document) -> str:
+    """The report's first sentence: how much ran, how much was found, and the verdict."""
     scenarios = {name for row in document["scenarios"].values() for name in row}
     violations = sum(
         len(cell["violations"]) for row in document["cells"].values() for cell in row.values()
     )
     expected = sum(len(row["expected"]) for row in document["findings"].values())
-    lines = [
-        "# Conformance",
-        "",
-        f"{_count(len(scenarios), 'scenario')} on {_count(len(columns), 'target')}; "
+    broke = sum(len(errors) for errors in document.get("adapter_errors", {}).values())
+    return (
+        f"{_count(len(scenarios), 'scenario')} on {_count(len(document['targets']), 'target')}; "
         f"{_count(violations, 'violation')}, {expected} of them matched by a recorded witness; "
-        + ("passes." if document["passes"] else "**fails**."),
-        "",
-        "| invariant | " + " | ".join(columns) + " |",
-        "|---" * (len(columns) + 1) + "|",
-    ]
+        + (f"**{_count(broke, 'adapter error')}** (scenarios not judged); " if broke else "")
+        + ("passes." if document["passes"] else "**fails**.")
+    )
+
+
+def matrix(document: Document) -> list[str]:
+    """The invariant x target table, a cell per target and invariant."""
+    columns = [column(target) for target in document["targets"]]
+    lines = ["| invariant | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
     for checker in document["checkers"]:
         cells = []
         for name in columns:
@@ -142,21 +158,97 @@ def markdown(document: Document) -> str:
                 text += f" first: `{first['scenario']}` step {first['step']}"
             cells.append(text)
         lines.append(f"| {checker['id']} {checker['slug']} | " + " | ".join(cells) + " |")
-    lines += ["", "(n) is the number of scenarios that invariant was judged on.", ""]
+    return [*lines, "", "(n) is the number of scenarios that invariant was judged on.", ""]
+
+
+def markdown(document: Document) -> str:
+    """The whole report: the matrix and what needs a person first (adapter errors, new
+    violations, recorded witnesses that vanished, stale findings), then per target the first
+    counterexamples and what the findings excused; the long lists (generated scenarios per
+    recorded class, scenarios not applicable) folded in ``<details>``."""
+    columns = [column(target) for target in document["targets"]]
+    lines = ["# Conformance", "", headline(document), "", *matrix(document)]
     for name in columns:
+        verdict = document["findings"].get(name)
+        lines += _section(ADAPTER_ERRORS.format(name), adapter_errors(document, name))
+        if verdict is not None:
+            lines += _section(NEW.format(name), [f"- {line}" for line in new_violations(verdict)])
+            lines += _section(VANISHED.format(name), [f"- {line}" for line in vanished(verdict)])
+            lines += _section(STALE.format(name), [f"- {line}" for line in stale(verdict)])
+    for name in columns:
+        verdict = document["findings"].get(name)
         lines += _counterexamples(document, name)
-        lines += _findings(document["findings"].get(name), name)
+        if verdict is not None:
+            lines += _expected(verdict, name)
+            lines += _classes(verdict["expected"], name)
     skipped = sorted(
-        (name, scenario, status.removeprefix("not-applicable: "))
+        (name, scenario, status.removeprefix(NOT_APPLICABLE))
         for name, row in document["scenarios"].items()
         for scenario, status in row.items()
-        if status != "run"
+        if status.startswith(NOT_APPLICABLE)
     )
-    if skipped:
-        lines += ["## Not applicable", ""]
-        lines += [f"- `{scenario}` on {name}: needs {needs}" for name, scenario, needs in skipped]
-        lines.append("")
+    lines += _details(
+        f"Not applicable: {_count(len(skipped), 'scenario run')} the target cannot express",
+        [f"- `{scenario}` on {name}: needs {needs}" for name, scenario, needs in skipped],
+    )
     return "\n".join(lines)
+
+
+ADAPTER_ERRORS = "{}: ADAPTER ERRORS (the adapter broke its contract: not judged)"
+NEW = "{}: NEW violations (no recorded witness matches them)"
+VANISHED = "{}: recorded witnesses that no longer show"
+STALE = "{}: findings recorded for another content"
+
+
+def _section(title: str, items: list[str]) -> list[str]:
+    return [f"## {title}", "", *items, ""] if items else []
+
+
+def _details(summary: str, items: list[str]) -> list[str]:
+    """A list folded away (GitHub renders it collapsed, with ``summary`` to click)."""
+    if not items:
+        return []
+    return ["<details>", f"<summary>{summary}</summary>", "", *items, "", "</details>", ""]
+
+
+def adapter_errors(document: Document, name: str) -> list[str]:
+    """A target's adapter errors, a Markdown list item each."""
+    lines = []
+    for error in document.get("adapter_errors", {}).get(name, []):
+        where = "at start()" if error["step"] is None else f"step {error['step']} ({error['kind']})"
+        run = " of the restart-free control run" if error["control"] else ""
+        lines.append(f"- `{error['scenario']}` {where}{run}: {error['problem']}")
+    return lines
+
+
+def new_violations(verdict: dict[str, Any], *, sentences: bool = True) -> list[str]:
+    """Each new violation in one line (without its sentences unless ``sentences``)."""
+    return [
+        f"**{item['invariant']}** `{item['scenario']}`"
+        + (f" step {item['step']}" if item.get("step") is not None else "")
+        + (
+            f": expected {item['expected']}; seen {item['seen']}"
+            if sentences and "seen" in item
+            else ""
+        )
+        for item in verdict["new"]
+    ]
+
+
+def vanished(verdict: dict[str, Any]) -> list[str]:
+    """Each recorded witness that no longer shows, in one line."""
+    return [
+        (f"class `{item['class']}`" if "class" in item else f"`{item['scenario']}`")
+        + f": **{item['invariant']}** "
+        + (f"({item['witness']})" if "witness" in item else "")
+        + (" covers nothing in the generated sample" if "class" in item else " not seen")
+        for item in verdict["disappeared"]
+    ]
+
+
+def stale(verdict: dict[str, Any]) -> list[str]:
+    """Each finding recorded for another content, in one line."""
+    return [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
 
 
 def _counterexamples(document: Document, name: str) -> list[str]:
@@ -179,65 +271,36 @@ def _counterexamples(document: Document, name: str) -> list[str]:
     return [*lines, ""]
 
 
-def _findings(verdict: dict[str, Any] | None, name: str) -> list[str]:
-    if verdict is None:
-        return []
-    lines: list[str] = []
-    recorded = [item for item in verdict["expected"] if "class" not in item]
-    if recorded:
-        grouped: dict[tuple[str, str], list[str]] = {}
-        for item in recorded:
+def _expected(verdict: dict[str, Any], name: str) -> list[str]:
+    """The regression findings that excused violations, a line per scenario and explanation."""
+    grouped: dict[tuple[str, str], list[str]] = {}
+    for item in verdict["expected"]:
+        if "class" not in item:
             invariants = grouped.setdefault((item["scenario"], item["explanation"]), [])
             if item["invariant"] not in invariants:
                 invariants.append(item["invariant"])
-        lines += [f"## {name}: expected findings (recorded, seen again)", ""]
-        lines += [
+    return _section(
+        f"{name}: expected findings (recorded, seen again)",
+        [
             f"- **{', '.join(invariants)}** `{scenario}`: {why}"
             for (scenario, why), invariants in grouped.items()
-        ]
-        lines.append("")
-    if verdict["new"]:
-        lines += [f"## {name}: NEW violations (no recorded witness matches them)", ""]
-        lines += [
-            f"- **{item['invariant']}** `{item['scenario']}`"
-            + (f" step {item['step']}" if item.get("step") is not None else "")
-            + (f": expected {item['expected']}; seen {item['seen']}" if "seen" in item else "")
-            for item in verdict["new"]
-        ]
-        lines.append("")
-    if verdict["disappeared"]:
-        lines += [f"## {name}: recorded witnesses that no longer show", ""]
-        lines += [
-            (f"- class `{item['class']}`" if "class" in item else f"- `{item['scenario']}`")
-            + f": **{item['invariant']}** "
-            + (f"({item['witness']})" if "witness" in item else "")
-            + (" covers nothing in the generated sample" if "class" in item else " not seen")
-            for item in verdict["disappeared"]
-        ]
-        lines.append("")
-    if verdict.get("stale"):
-        lines += [f"## {name}: findings recorded for another content", ""]
-        lines += [f"- `{item['scenario']}`: {item['why']}" for item in verdict["stale"]]
-        lines.append("")
-    return lines + _classes(verdict["expected"], name)
+        ],
+    )
 
 
 def _classes(expected: list[dict[str, Any]], name: str) -> list[str]:
-    """Generated scenarios a recorded class covers, a line per class (each scenario named)."""
+    """Generated scenarios a recorded class covers, a line per class (each scenario named),
+    folded: the list grows with the sample."""
     by_class: dict[str, dict[str, list[str]]] = {}
+    counts: dict[str, int] = {}
     for item in expected:
         if "class" in item:
             scenarios = by_class.setdefault(item["class"], {})
             invariants = scenarios.setdefault(item["scenario"], [])
             if item["invariant"] not in invariants:
                 invariants.append(item["invariant"])
-    if not by_class:
-        return []
-    counts: dict[str, int] = {}
-    for item in expected:
-        if "class" in item:
             counts[item["class"]] = counts.get(item["class"], 0) + 1
-    lines = [f"## {name}: generated scenarios in recorded classes", ""]
+    lines = []
     for found, scenarios in by_class.items():
         listed = ", ".join(
             f"`{scenario}` ({', '.join(invariants)})" for scenario, invariants in scenarios.items()
@@ -246,7 +309,13 @@ def _classes(expected: list[dict[str, Any]], name: str) -> list[str]:
             f"- class `{found}`, {_count(counts[found], 'violation')} in "
             f"{_count(len(scenarios), 'scenario')}: {listed}"
         )
-    return [*lines, ""]
+    covered = len({scenario for scenarios in by_class.values() for scenario in scenarios})
+    classes = _count(len(by_class), "class", "classes")
+    return _details(
+        f"{name}: generated scenarios in recorded classes ({classes}, "
+        f"{_count(covered, 'scenario')}, {_count(sum(counts.values()), 'violation')})",
+        lines,
+    )
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -261,5 +330,5 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
+def _count(number: int, noun: str, plural: str | None = None) -> str:
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"

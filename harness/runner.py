@@ -4,11 +4,17 @@ For each step it asks the oracle what must happen (from the scenario alone), per
 the target, and records what the user could see plus what the ledger, the journal, the event
 stream and the stores gained.  A scenario with restarts is run a second time without them, on a
 fresh target session: that restart-free run is the control the history is compared against.
+
+An adapter that breaks the contract (``start`` or a session method raises, or ``run``/``answer``
+return something other than an ``Observation``) yields no history: ``run_scenario`` raises
+``AdapterError`` naming the target, the scenario and the step.  That is a verdict on the adapter,
+not on the implementation: it is never a violation and no finding excuses it.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict
+import traceback
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +32,45 @@ from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scena
 from scenarios.oracle import Oracle
 
 
+@dataclass(eq=False)
+class AdapterError(Exception):
+    """A target's adapter broke its contract during a scenario (see the module's docstring)."""
+
+    target: str
+    scenario: str
+    step: int | None  # the step's index, None when ``start`` failed
+    kind: str  # the step's kind (run, answer, ...), or "start"
+    problem: str  # one line: what was raised (and where), or what was returned
+    control: bool = False  # in the restart-free control run
+
+    def __str__(self) -> str:
+        where = "at start()" if self.step is None else f"step {self.step} ({self.kind})"
+        run = " of the restart-free control run" if self.control else ""
+        return (
+            f"adapter error: target {self.target}, scenario {self.scenario}, {where}{run}: "
+            f"{self.problem}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "step": self.step,
+            "kind": self.kind,
+            "control": self.control,
+            "problem": self.problem,
+        }
+
+
+class ContractBroken(TypeError):
+    """A session method returned what the target contract does not allow."""
+
+
 def run_scenario(
     target: Target, scenario: Scenario, name: str, *, with_control: bool = True
 ) -> History:
     """The history of ``scenario`` on ``target``, with its restart-free control where it has one
-    (and ``with_control``: a campaign whose checker never looks at the control skips it)."""
+    (and ``with_control``: a campaign whose checker never looks at the control skips it);
+    ``AdapterError`` when the adapter breaks the contract."""
     info = target.info
     target_json = {
         "name": info.name,
@@ -41,7 +81,7 @@ def run_scenario(
     missing = missing_capabilities(info, scenario)
     if missing:
         return History(name, scenario_json, target_json, (), None, tuple(missing))
-    steps = _record(target, scenario)
+    steps = _record(target, scenario, name)
     control = None
     if with_control and has_control(scenario):
         control_scenario = scenario.without_restarts()
@@ -49,7 +89,7 @@ def run_scenario(
             name,
             control_scenario.model_dump(mode="json", exclude_defaults=True),
             target_json,
-            _record(target, control_scenario),
+            _record(target, control_scenario, name, control=True),
         )
     return History(name, scenario_json, target_json, steps, control)
 
@@ -66,10 +106,39 @@ def has_control(scenario: Scenario) -> bool:
     return restarts and not corrupts and not storeless
 
 
-def _record(target: Target, scenario: Scenario) -> tuple[StepRecord, ...]:
+def _record(
+    target: Target, scenario: Scenario, name: str, *, control: bool = False
+) -> tuple[StepRecord, ...]:
     with scratch_directory("nested-interrupt-") as workdir:
-        session = target.start(scenario, Path(workdir))
-        return tuple(Recorder(session, scenario).steps())
+        recorder = None
+        try:
+            session = target.start(scenario, Path(workdir))
+            recorder = Recorder(session, scenario)
+            return tuple(recorder.steps())
+        except Exception as failure:  # the adapter's bug: named, and the run goes on without it
+            step = None if recorder is None else recorder.at
+            raise AdapterError(
+                target.info.name,
+                name,
+                step,
+                "start" if step is None else _kind(scenario.steps[step]),
+                _problem(failure),
+                control,
+            ) from failure
+
+
+def _problem(failure: Exception) -> str:
+    """What the adapter did, in one line: the exception and the innermost frame it came from
+    (file name and line, no directory: the report holds no paths)."""
+    if isinstance(failure, ContractBroken):
+        return str(failure)
+    lines = str(failure).strip().splitlines()
+    text = f"{type(failure).__name__}: {lines[-1]}" if lines else type(failure).__name__
+    frames = traceback.extract_tb(failure.__traceback__)
+    if frames:
+        frame = frames[-1]
+        text += f" (raised at {Path(frame.filename).name}:{frame.lineno} in {frame.name})"
+    return text
 
 
 class Recorder:
@@ -82,16 +151,18 @@ class Recorder:
         self.shown: tuple[PendingInterrupt, ...] = ()  # what the human was last shown
         self.sent: dict[int, list[tuple[PendingInterrupt, Any]]] = {}
         self.seen = (0, 0, 0)
+        self.at = 0  # the step being recorded
 
     def steps(self) -> list[StepRecord]:
         return [self.step(index, step) for index, step in enumerate(self.scenario.steps)]
 
     def step(self, index: int, step: Step) -> StepRecord:
+        self.at = index
         answered: list[tuple[PendingInterrupt, Any]] = []
         observed: dict[str, Any]
         if isinstance(step, Run):
             expected = self.oracle.step(index, step)
-            observed = self._observe(self.session.run(step.run))
+            observed = self._observe(self.session.run(step.run), "run()")
         elif isinstance(step, Answer):
             answered = self._responses(step)
             by_id_labels = {
@@ -101,11 +172,11 @@ class Recorder:
             }
             expected = self.oracle.step(index, step, by_id_labels)
             self.sent[index] = answered
-            observed = self._observe(self.session.answer(answered))
+            observed = self._observe(self.session.answer(answered), "answer()")
         elif isinstance(step, Resend):
             expected = self.oracle.step(index, step)
             answered = self.sent.get(step.resend, [])
-            observed = self._observe(self.session.answer(answered))
+            observed = self._observe(self.session.answer(answered), "answer()")
         elif isinstance(step, Restart):
             expected = self.oracle.step(index, step)
             observed = {"error": self.session.restart()}
@@ -141,7 +212,7 @@ class Recorder:
         step = self.scenario.steps[index]
         sent = self.sent.get(step.resend if isinstance(step, Resend) else index, [])
         observation = self.session.answer(sent)
-        self._observe(observation)
+        self._observe(observation, "answer()")
         return observation
 
     def _responses(self, step: Answer) -> list[tuple[PendingInterrupt, Any]]:
@@ -156,7 +227,11 @@ class Recorder:
             chosen.append((pending, response))
         return chosen
 
-    def _observe(self, observation: Observation) -> dict[str, Any]:
+    def _observe(self, observation: Observation, method: str) -> dict[str, Any]:
+        if not isinstance(observation, Observation):  # an adapter's bug, named as such
+            raise ContractBroken(
+                f"{method} returned {_shown(observation)}, expected an Observation"
+            )
         if observation.stop_reason is not None:
             self.shown = observation.pending
         return {
@@ -182,6 +257,10 @@ class Recorder:
                 "record_bytes": stored.record_bytes,
             },
         }
+
+
+def _shown(value: object) -> str:
+    return "None" if value is None else f"a {type(value).__name__}"
 
 
 def _kind(step: Step) -> str:

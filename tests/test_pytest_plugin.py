@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest_plugins = ["pytester"]
 
@@ -39,11 +40,25 @@ def test_a_violated_expectation_fails_the_item_with_the_violation(
     result.stdout.fnmatch_lines(["*O expected-outcome at step 3: expected deploy-a ran 2 times*"])
 
 
-def test_a_malformed_file_fails_with_its_one_line_error(pytester: pytest.Pytester) -> None:
-    (pytester.path / "broken.yaml").write_text("tree: {}\nsteps: []\n", encoding="utf-8")
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("tree: {}\nsteps: []\n", "*broken.yaml: *"),  # a scenario the model refuses
+        ("tree:\n  name: root\n\tturns: []\nsteps: [run: go]\n", "*broken.yaml: line 3*"),
+        ("description: |\n  x\n y\ntree: {name: root}\n", "*broken.yaml: line *"),
+    ],
+    ids=["invalid", "a-tab", "bad-indent"],
+)
+def test_a_scenario_file_that_cannot_be_read_is_a_collection_error_in_one_line(
+    pytester: pytest.Pytester, text: str, problem: str
+) -> None:
+    (pytester.path / "broken.yaml").write_text(text, encoding="utf-8")
+    (pytester.path / "settings.yaml").write_text("a: [unclosed\n", encoding="utf-8")  # not one
     result = pytester.runpytest_subprocess(*PLUGIN, "--harness-target", "reference")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*broken.yaml: *"])
+    result.assert_outcomes(errors=1)  # pytest stops at a collection error, as for a module
+    result.stdout.fnmatch_lines(["*ERROR collecting broken.yaml*", problem])
+    assert "Traceback" not in result.stdout.str()
+    assert "settings.yaml" not in result.stdout.str()
 
 
 def test_without_a_target_the_plugin_collects_nothing(pytester: pytest.Pytester) -> None:
@@ -57,3 +72,105 @@ def test_harness_regressions_adds_the_built_in_files(pytester: pytest.Pytester) 
         *PLUGIN, "--harness-target", "reference", "--harness-regressions"
     )
     result.assert_outcomes(passed=len(list(REGRESSIONS.glob("*.yaml"))))
+
+
+# --- findings -----------------------------------------------------------------------------------
+
+WRONG = (
+    (REGRESSIONS / "colliding-ids.yaml")
+    .read_text(encoding="utf-8")
+    .replace("steps:", "expect: {executions: {deploy-a: 2}}\nsteps:")
+)
+WHY = "the scenario expects deploy-a to run twice, which no approval allows"
+
+
+def findings_for(pytester: pytest.Pytester, scenario: str, text: str, witness: str) -> Path:
+    """A folder with the reference's findings file recording ``witness`` for ``scenario``."""
+    from harness import __version__
+    from harness.findings import scenario_digest
+    from scenarios.loading import parse_scenario
+
+    digest = scenario_digest(parse_scenario(yaml.safe_load(text), scenario))
+    folder = pytester.path.parent / "findings"
+    folder.mkdir(exist_ok=True)
+    (folder / f"reference-{__version__}.yaml").write_text(
+        f"target: reference\nversion: {__version__}\nfindings:\n"
+        f"  - scenario: {scenario}\n    digest: {digest}\n    explanation: {WHY}\n"
+        f"    witnesses:\n      - {witness}\n",
+        encoding="utf-8",
+    )
+    return folder
+
+
+def test_a_recorded_finding_is_a_strict_xfail_with_its_explanation(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "wrong.yaml").write_text(WRONG, encoding="utf-8")
+    folder = findings_for(
+        pytester, "wrong", WRONG, "{invariant: O, step: answer, seen: '^ran once$'}"
+    )
+    arguments = [*PLUGIN, "--harness-target", "reference", "-rx"]
+    result = pytester.runpytest_subprocess(*arguments, "--harness-findings", str(folder))
+    result.assert_outcomes(xfailed=1)
+    result.stdout.fnmatch_lines([f"XFAIL wrong.yaml::wrong?reference? - recorded finding: {WHY}"])
+    # without the findings folder, the same violation fails the item
+    pytester.runpytest_subprocess(*arguments).assert_outcomes(failed=1)
+
+
+def test_a_recorded_finding_that_no_longer_shows_fails_the_item(pytester: pytest.Pytester) -> None:
+    good = (REGRESSIONS / "colliding-ids.yaml").read_text(encoding="utf-8")
+    (pytester.path / "colliding-ids.yaml").write_text(good, encoding="utf-8")
+    witness = "{invariant: I2, step: answer, seen: '^deploy-b ran 0 times$'}"
+    folder = findings_for(pytester, "colliding-ids", good, witness)
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--harness-target", "reference", "--harness-findings", str(folder)
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        ["*recorded finding no longer shows: I2 at a answer step, seen ^deploy-b ran 0 times$*"]
+    )
+
+
+def test_a_violation_the_finding_does_not_name_fails_the_item(pytester: pytest.Pytester) -> None:
+    (pytester.path / "wrong.yaml").write_text(WRONG, encoding="utf-8")
+    witness = "{invariant: O, step: answer, seen: '^ran twice$', sometimes: true}"
+    folder = findings_for(pytester, "wrong", WRONG, witness)
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--harness-target", "reference", "--harness-findings", str(folder)
+    )
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*O expected-outcome at step 3: expected deploy-a ran 2 times*"])
+
+
+def test_a_skip_names_the_scenario(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("strands")
+    text = (REGRESSIONS / "colliding-ids.yaml").read_text(encoding="utf-8")
+    (pytester.path / "empty-id.yaml").write_text(
+        text.replace("{tool: worker_b, id: call-2}", "{tool: worker_b, id: ''}"), encoding="utf-8"
+    )
+    result = pytester.runpytest_subprocess(*PLUGIN, "--harness-target", "strands", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED [[]1[]] empty-id.yaml:1: empty-id: not applicable on strands: needs "
+            "empty_tool_use_ids"
+        ]
+    )
+
+
+def test_the_bundled_findings_make_pytest_agree_with_check_on_a_released_sdk(
+    pytester: pytest.Pytester,
+) -> None:
+    """The regression files on the installed strands: what check excuses is an xfail here."""
+    pytest.importorskip("strands")
+    from harness.findings import load_document
+    from harness.targets.strands import StrandsTarget
+
+    info = StrandsTarget().info
+    document = load_document(info.findings_name, info.version)
+    assert document is not None
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--harness-target", "strands", "--harness-regressions"
+    )
+    files = len(list(REGRESSIONS.glob("*.yaml")))
+    result.assert_outcomes(xfailed=len(document.findings), passed=files - len(document.findings))

@@ -5,12 +5,12 @@ class, with the reasons it has that class), the crash-point verdict (at most onc
 action twice, with the case that shows it), and the privacy and isolation campaigns.  The
 document holds no timing and no paths, so the same seed gives the same bytes.
 
-A target without a findings file (``scenarios/findings``) is expected to pass every campaign:
-corruption only ever SAFE (or TOLERATED), at most once under crashes, no privacy or isolation
-violation.  A target with one (a released SDK) is held to its recorded outcome instead
-(``harness.campaigns.expected``), when one was recorded with this budget; else its results are
-reported as evidence.  Its shrunk examples are committed as regression files and its findings
-file records them.
+A target without a findings file (on the findings search path, ``harness.findings_search``) is
+expected to pass every campaign: corruption only ever SAFE (or TOLERATED), at most once under
+crashes, no privacy or isolation violation.  A target with one (a released SDK) is held to its
+recorded outcome instead (``harness.campaigns.expected``), when one was recorded with this
+budget; else its results are reported as evidence.  Its shrunk examples are committed as
+regression files and its findings file records them.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from harness.campaigns.invariants import (
     InvariantCampaign,
     run_campaign,
 )
-from harness.findings import load_findings
+from harness.findings import Folders, load_findings
 from harness.report import target_column
 from harness.targets.base import Target, missing_capabilities
 from scenarios.model import Corrupt, Repair, Scenario
@@ -59,24 +59,30 @@ def fault_document(
     budgets: dict[str, Budget],
     crash_scenarios: list[tuple[str, Scenario]],
     progress: Callable[[str], None] | None = None,
+    findings: Folders = None,
 ) -> Document:
-    """Every campaign on every target."""
+    """Every campaign on every target (``findings``: where its findings files are searched)."""
     results: dict[str, Any] = {}
     for target in targets:
         budget = budgets[target.info.name]
         if progress is not None:
             progress(f"{target.info.name}: {budget.examples} corruptions, {budget.probes} probes")
-        results[target_column(target.info)] = _target_results(target, budget, crash_scenarios)
+        results[target_column(target.info)] = _target_results(
+            target, budget, crash_scenarios, findings
+        )
     document: Document = {"targets": results}
     document["passes"] = all(entry["passes"] for entry in results.values())
     return document
 
 
 def _target_results(
-    target: Target, budget: Budget, crash_scenarios: list[tuple[str, Scenario]]
+    target: Target,
+    budget: Budget,
+    crash_scenarios: list[tuple[str, Scenario]],
+    findings: Folders = None,
 ) -> dict[str, Any]:
     info = target.info
-    evidence = bool(load_findings(info.findings_name, info.version))
+    evidence = bool(load_findings(info.findings_name, info.version, findings))
     entry: dict[str, Any] = {
         "name": info.name,
         "version": info.version,

@@ -21,24 +21,26 @@ from typing import Any, Protocol
 
 from scenarios.model import Agent, Corrupt, Repair, Restart, Scenario
 
-# What a scenario may need; each target says which it can express.
+# What a scenario may need; each target says which it can express.  Each meaning completes "the
+# target can ...": the one source of what a capability means (``python -m harness targets
+# --verbose`` prints it; docs/adapters.md's table quotes it, and tests/test_docs.py keeps it so).
 CAPABILITIES = {
-    "interrupt_ids": "pending interrupts carry ids a human could see (invariant 1 is checkable)",
-    "restart": "every object can be dropped and rebuilt from persisted data",
-    "preserve_context": "sub-agents that keep their history across calls",
-    "stateful_provider": "a model that needs previous_response_id from model state",
-    "sliding_window": "a sliding-window conversation manager with per_turn",
-    "multi_question": "a protected action that asks more than one question",
-    "hook_interrupts": "interrupts raised by a before-tool-call hook",
-    "corruption": "stored continuations can be located and corrupted",
-    "continuation_bytes": "the stored continuations' sizes can be read",
-    "public_events": "public events (stream, callbacks) can be recorded",
-    "repeated_tool_use_ids": "an agent's model may send a tool-use id it already used in an "
-    "earlier turn (some SDKs require every id of a run to be new)",
-    "empty_tool_use_ids": "an agent's model may send a tool use with an empty id (some SDKs "
-    "refuse it, or skip it as an incomplete block)",
-    "storeless_sub_agents": "a preserve_context sub-agent without a store keeps its parked turn "
-    "only in memory, so a restart loses it (the turn does not travel with the root's record)",
+    "interrupt_ids": "show ids a human could see and quote back",
+    "restart": "drop every object and rebuild from persisted data",
+    "preserve_context": "keep a sub-agent's history across calls",
+    "stateful_provider": "run a model that needs the previous response id from model state",
+    "sliding_window": "use a sliding-window conversation manager with per_turn",
+    "multi_question": "let one protected action ask more than once",
+    "hook_interrupts": "ask from a before-tool-call hook",
+    "corruption": "locate stored continuations and damage them (the kinds in its corruptions)",
+    "continuation_bytes": "measure the stored continuations' sizes (Session.stored)",
+    "public_events": "record public events (stream events, callback payloads)",
+    "repeated_tool_use_ids": "let a model send a toolUseId it used in an earlier turn (some SDKs "
+    "require every id of a run to be new)",
+    "empty_tool_use_ids": "let a model send an empty toolUseId (some SDKs refuse it, or skip it "
+    "as an incomplete block)",
+    "storeless_sub_agents": "keep a preserve_context sub-agent's parked turn only in memory, so a "
+    "restart loses it (the turn does not travel with the root's record)",
 }
 
 

@@ -6,22 +6,43 @@ A third party adds a target without forking by declaring, in its own package met
     my-sdk = "my_package.harness_target:MySdkTarget"
 
 where ``MySdkTarget()`` satisfies ``harness.targets.base.Target``.
+
+A target that cannot be loaded is *broken*, never a traceback: an entry point whose module does
+not import, whose object is not callable or raises when called, or whose ``TargetInfo`` claims a
+capability the harness does not know (``interrupt-ids`` for ``interrupt_ids``) raises
+``BrokenTarget`` with one line naming the target, where it comes from and what went wrong.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from difflib import get_close_matches
 from importlib.metadata import entry_points
 from importlib.util import find_spec
 from typing import Final
 
-from harness.targets.base import Target
+from harness.targets.base import CAPABILITIES, Target
 
 ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.targets"
 
 
 class UnknownTarget(LookupError):
     """No installed target has that name."""
+
+
+class BrokenTarget(LookupError):
+    """A target that is installed but cannot be loaded: ``name``, and ``reason`` in one line
+    (where it comes from, and what went wrong)."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+
+    @property
+    def refusal(self) -> str:
+        """The one line a command that needed it shows."""
+        return f"target {self.name} cannot be loaded: {self.reason}"
 
 
 def _reference() -> Target:
@@ -104,11 +125,17 @@ def available() -> dict[str, Callable[[], Target]]:
     """Every target that can be built here, by name, sorted (an SDK's targets only where the
     SDK is installed)."""
     found: dict[str, Callable[[], Target]] = {
-        name: build for name, build in BUILT_IN.items() if _importable(NEEDS_MODULE.get(name))
+        name: _guarded(name, "built-in", build)
+        for name, build in BUILT_IN.items()
+        if _importable(NEEDS_MODULE.get(name))
     }
     for entry_point in entry_points(group=ENTRY_POINT_GROUP):
         if entry_point.name not in found:
-            found[entry_point.name] = _loader(entry_point.load)
+            found[entry_point.name] = _guarded(
+                entry_point.name,
+                f"entry point {entry_point.value}",
+                _from_entry_point(entry_point.load),
+            )
     return dict(sorted(found.items()))
 
 
@@ -116,15 +143,49 @@ def _importable(module: str | None) -> bool:
     return module is None or find_spec(module) is not None
 
 
-def _loader(load: Callable[[], object]) -> Callable[[], Target]:
+def _from_entry_point(load: Callable[[], object]) -> Callable[[], Target]:
     def build() -> Target:
         factory = load()
         if not callable(factory):
-            raise TypeError(f"entry point {factory!r} is not callable")
+            raise TypeError(f"{factory!r} is not callable (expected a Target class or factory)")
         target: Target = factory()
         return target
 
     return build
+
+
+def _guarded(name: str, origin: str, build: Callable[[], Target]) -> Callable[[], Target]:
+    """``build``, raising ``BrokenTarget`` in one line where it fails (an import error, a
+    factory that raises): a plugin's mistake is shown as the line it ends with."""
+
+    def guarded() -> Target:
+        try:
+            return build()
+        except Exception as failure:
+            raise BrokenTarget(name, f"{origin}: {last_line(failure)}") from None
+
+    return guarded
+
+
+def last_line(failure: BaseException) -> str:
+    """An exception as one line: its type and the last line of its message."""
+    lines = str(failure).strip().splitlines()
+    return f"{type(failure).__name__}: {lines[-1]}" if lines else type(failure).__name__
+
+
+def checked(name: str, target: Target) -> Target:
+    """``target``, once its ``TargetInfo`` names only capabilities the harness knows: a typo
+    would otherwise make every scenario needing that capability silently not applicable."""
+    unknown = sorted(set(target.info.capabilities) - set(CAPABILITIES))
+    if unknown:
+        close = get_close_matches(unknown[0], CAPABILITIES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise BrokenTarget(
+            name,
+            f"TargetInfo.capabilities: unknown capability {unknown[0]!r}{hint}; known ones: "
+            "python -m harness targets --verbose, docs/adapters.md",
+        )
+    return target
 
 
 def variants() -> dict[str, Callable[[], Target]]:
@@ -137,14 +198,15 @@ def variants() -> dict[str, Callable[[], Target]]:
 
 
 def get(name: str) -> Target:
+    """The target of that name, built and checked (``UnknownTarget``, ``BrokenTarget``)."""
     targets = available()
     if name in targets:
-        return targets[name]()
+        return checked(name, targets[name]())
     from harness.targets.variants import VARIANT_PREFIX  # variants import targets: not at the top
 
     if name.startswith(VARIANT_PREFIX):
         bad = variants()
         if name in bad:
-            return bad[name]()
+            return checked(name, bad[name]())
         raise UnknownTarget(f"unknown target {name!r}; known-bad variants: {', '.join(bad)}")
     raise UnknownTarget(f"unknown target {name!r}; installed targets: {', '.join(targets)}")
