@@ -85,8 +85,8 @@ from harness.checkers.violation import Violation
 from harness.findings_search import BUNDLED, file_name, locate, search_path
 from harness.findings_search import FindingsFileError as FindingsFileError  # raised here too
 from harness.history import History
+from scenarios.classes import CLASSES, classes_of
 from scenarios.model import Scenario
-from scenarios.statistics import CLASSES, classes_of
 
 FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings_search)
 PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must write why
@@ -348,7 +348,7 @@ class Observed:
 
     scenario: str
     digest: str
-    classes: frozenset[str]  # the scenario's classes (statistics.classes_of)
+    classes: frozenset[str]  # the scenario's classes (scenarios.classes.classes_of)
     violations: tuple[tuple[Violation, str], ...]  # each with its step's kind (or "none")
     errors: tuple[str, ...]  # the errors the run (and its control) recorded, not notes
     generated: bool = False  # drawn by the generator: classes may cover it, findings never

@@ -5,7 +5,7 @@ scenario class (listed in docs/findings.md) occurs in it.
 installed hypothesis; ``python -m harness generate`` commits the ci profile's draws
 (``scenarios.corpus``), which ``python -m harness check --profile ci`` and its class-frequency
 report then read instead of drawing.  ``classes_of`` recognises a class from the scenario and the
-oracle alone.
+oracle alone (``scenarios.classes``).
 """
 
 from __future__ import annotations
@@ -17,25 +17,11 @@ from typing import Final
 from hypothesis import Phase, given, settings
 from hypothesis.strategies import SearchStrategy
 
-from scenarios.model import Answer, Resend, Restart, Run, Scenario
-from scenarios.oracle import Oracle
+from scenarios.classes import CLASSES, classes_of
+from scenarios.model import Scenario
 from scenarios.profiles import register_profiles
 from scenarios.strategies import scenarios
 
-CLASSES: Final = (
-    "colliding-ids",
-    "partial-answers",
-    "depth-3-or-more",
-    "restart-before-a-run",
-    "restart-between-answers",
-    "restart-after-the-end",
-    "re-interrupt",
-    "mixed",
-    "twin-calls",
-    "stateful-provider",
-    "sliding-window",
-    "resend",
-)
 MINIMUM_SHARE: Final = 0.05
 
 
@@ -58,73 +44,6 @@ def sample(
 
     collect()
     return drawn
-
-
-def classes_of(scenario: Scenario) -> set[str]:
-    found: set[str] = set()
-    agents = list(scenario.tree.walk())
-    if max(depth for _, depth in agents) >= 3:
-        found.add("depth-3-or-more")
-    if any(agent.stateful_provider for agent, _ in agents):
-        found.add("stateful-provider")
-    if any(agent.window is not None for agent, _ in agents):
-        found.add("sliding-window")
-    if _colliding(scenario):
-        found.add("colliding-ids")
-    for agent, _ in agents:
-        for turn in agent.turns:
-            tools = [call.tool for call in turn]
-            if len(tools) != len(set(tools)):
-                found.add("twin-calls")
-            subs = {sub.name for sub in agent.sub_agents}
-            if any(tool in subs for tool in tools) and any(tool not in subs for tool in tools):
-                found.add("mixed")
-    found |= _step_classes(scenario)
-    return found
-
-
-def _colliding(scenario: Scenario) -> bool:
-    """Two protected-action calls in different agents with the same toolUseId and tool name."""
-    seen: dict[tuple[str, str], str] = {}
-    for agent, _ in scenario.tree.walk():
-        actions = {action.tool for action in agent.actions}
-        for turn in agent.turns:
-            for call in turn:
-                if call.tool in actions:
-                    owner = seen.setdefault((call.tool, call.id), agent.name)
-                    if owner != agent.name:
-                        return True
-    return False
-
-
-def _step_classes(scenario: Scenario) -> set[str]:
-    found: set[str] = set()
-    oracle = Oracle(scenario)
-    started = False
-    previous = None
-    for index, step in enumerate(scenario.steps):
-        before = previous
-        expected = oracle.step(index, step)
-        if isinstance(step, Restart):
-            if not started:
-                found.add("restart-before-a-run")
-            elif before is not None and before.stop_reason == "end_turn":
-                found.add("restart-after-the-end")
-            elif before is not None and before.pending:
-                found.add("restart-between-answers")
-        if isinstance(step, Run):
-            started = True
-        if isinstance(step, Resend):
-            found.add("resend")
-        if isinstance(step, Answer) and before is not None:
-            pending_labels = {label for label, _ in before.pending}
-            if set(step.answer) < pending_labels:
-                found.add("partial-answers")
-            approved = {label for label, response in step.answer.items() if response == "approve"}
-            if any(label in approved for label, _ in expected.pending):
-                found.add("re-interrupt")
-        previous = expected
-    return found
 
 
 def class_frequencies(drawn: list[Scenario]) -> dict[str, float]:

@@ -64,6 +64,8 @@ FORBIDDEN = [
         "harness.targets",
         ["harness.runner", "harness.checkers", "harness.findings", "harness.campaigns"],
     ),
+    # judging findings needs the scenario classes, not the generators (and hypothesis)
+    ("harness.findings", ["scenarios.statistics", "scenarios.strategies", "scenarios.corpus"]),
 ]
 
 
