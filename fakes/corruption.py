@@ -16,25 +16,11 @@ damage to bytes, not to JSON.
 from __future__ import annotations
 
 import json
-from typing import Any, Final, Literal, Protocol, get_args
+from typing import Any, Final, Protocol
 
-Corruption = Literal[
-    "schema_version_other",
-    "schema_version_missing",
-    "schema_version_newer",
-    "payload_missing",
-    "field_missing",
-    "type_swap",
-    "previous_shape",
-    "conversation_manager_other",
-    "truncated",
-    "deleted",
-    "foreign",
-    "key_deleted",
-    "value_swapped",
-    "document_truncated",
-]
-CORRUPTIONS: Final[tuple[str, ...]] = get_args(Corruption)
+# the names and what each means are part of the scenario language
+from scenarios.model import CORRUPTIONS
+
 FORMAT_SPECIFIC: Final = frozenset(
     {
         "schema_version_other",
@@ -49,22 +35,6 @@ FORMAT_SPECIFIC: Final = frozenset(
 )
 # what any stored JSON document can suffer, whatever its format
 GENERIC: Final = frozenset(CORRUPTIONS) - FORMAT_SPECIFIC
-DESCRIPTIONS: Final[dict[str, str]] = {
-    "schema_version_other": "the schema version is one the code does not know",
-    "schema_version_missing": "the schema version field is gone",
-    "schema_version_newer": "the schema version is the next one after the code's",
-    "payload_missing": "the turn's payload (the agent's data) is gone",
-    "field_missing": "a required field inside the payload is gone",
-    "type_swap": "a list inside the payload holds a string instead",
-    "previous_shape": "the turn is stored in the previous revision's shape",
-    "conversation_manager_other": "the turn was stored for another conversation-manager type",
-    "truncated": "the stored turn is cut in half (its JSON text, kept as a string)",
-    "deleted": "the stored turn is gone",
-    "foreign": "the stored turn is another call's",
-    "key_deleted": "one key (or list item) of the stored turn is gone, at any depth",
-    "value_swapped": "one value of the stored turn has another JSON type, at any depth",
-    "document_truncated": "the stored document holding the turn is cut short (at a byte)",
-}
 
 
 class CorruptionNotApplicable(ValueError):

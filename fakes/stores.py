@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
-from fakes.corruption import ContinuationFormat, Corruption, CorruptionNotApplicable, apply
+from fakes.corruption import ContinuationFormat, CorruptionNotApplicable, apply
+from scenarios.model import Corruption
 
 KEY_PREFIX = "key-"
 

@@ -11,7 +11,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -22,8 +22,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-from fakes.corruption import Corruption
 
 NAME_PATTERN: Final = r"^[A-Za-z0-9_\-]+$"
 Name = Annotated[str, Field(min_length=1, pattern=NAME_PATTERN)]
@@ -44,6 +42,42 @@ def field_path(location: Location) -> str:
         else:
             text += f"[{json.dumps(part, ensure_ascii=False)}]"
     return text
+
+
+# the damage a corrupt step does to a stored continuation (fakes.corruption applies it)
+Corruption = Literal[
+    "schema_version_other",
+    "schema_version_missing",
+    "schema_version_newer",
+    "payload_missing",
+    "field_missing",
+    "type_swap",
+    "previous_shape",
+    "conversation_manager_other",
+    "truncated",
+    "deleted",
+    "foreign",
+    "key_deleted",
+    "value_swapped",
+    "document_truncated",
+]
+CORRUPTIONS: Final[tuple[str, ...]] = get_args(Corruption)
+DESCRIPTIONS: Final[dict[str, str]] = {
+    "schema_version_other": "the schema version is one the code does not know",
+    "schema_version_missing": "the schema version field is gone",
+    "schema_version_newer": "the schema version is the next one after the code's",
+    "payload_missing": "the turn's payload (the agent's data) is gone",
+    "field_missing": "a required field inside the payload is gone",
+    "type_swap": "a list inside the payload holds a string instead",
+    "previous_shape": "the turn is stored in the previous revision's shape",
+    "conversation_manager_other": "the turn was stored for another conversation-manager type",
+    "truncated": "the stored turn is cut in half (its JSON text, kept as a string)",
+    "deleted": "the stored turn is gone",
+    "foreign": "the stored turn is another call's",
+    "key_deleted": "one key (or list item) of the stored turn is gone, at any depth",
+    "value_swapped": "one value of the stored turn has another JSON type, at any depth",
+    "document_truncated": "the stored document holding the turn is cut short (at a byte)",
+}
 
 
 class FieldError(ValueError):

@@ -20,8 +20,17 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from fakes.corruption import CORRUPTIONS
-from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
+from scenarios.model import (
+    CORRUPTIONS,
+    Answer,
+    Corrupt,
+    Repair,
+    Resend,
+    Restart,
+    Run,
+    Scenario,
+    Step,
+)
 from scenarios.oracle import Oracle, expectations
 
 TOOL_USE_IDS: Final = ("t1", "t2", "t:1", "t%1", "tü", "")

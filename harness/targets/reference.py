@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import harness
-from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable, damage_envelope
+from fakes.corruption import CorruptionNotApplicable, damage_envelope
 from fakes.model import (
     AgentScript,
     Answer,
@@ -39,6 +39,7 @@ from harness.targets.base import (
 from harness.targets.fake_model import conversation_of
 from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
 from scenarios import model as scenario_model
+from scenarios.model import CORRUPTIONS
 
 TREE_KEY: Final = "tree"
 EXPECTED_FAILURES = (AgentError, ContinuationError, ProviderError, ScriptError)

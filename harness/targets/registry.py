@@ -103,9 +103,9 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
     """What each built-in target can express (``TargetInfo.expressible``), read off its adapter's
     constants, so without its SDK (strands as from 1.59, the releases with a stored turn):
     ``python -m harness generate`` commits a sample of generated scenarios for each set."""
-    from fakes.corruption import CORRUPTIONS
     from harness.targets import langgraph, openai_agents, strands
     from harness.targets.reference import ReferenceTarget
+    from scenarios.model import CORRUPTIONS
 
     def damages(kinds: frozenset[str]) -> frozenset[str]:
         return frozenset(f"corruption:{kind}" for kind in kinds)

@@ -30,7 +30,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.corruption import CORRUPTIONS, CorruptionNotApplicable, damage_envelope
+from fakes.corruption import CorruptionNotApplicable, damage_envelope
 from fakes.model import Answer, ProviderError, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, question_name, reason
 from harness.targets.base import (
@@ -52,6 +52,7 @@ from harness.targets.recorded import (
 )
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
+from scenarios.model import CORRUPTIONS
 
 DISTRIBUTION: Final = "strands-agents"
 TURNS_KEY: Final = "sub_agent_interrupted_turns"  # where 1.59+ keeps an ephemeral turn
