@@ -671,9 +671,20 @@ def test_i9_a_failure_that_half_applies_and_shows_a_stale_response() -> None:
 
     found = violations("I9", bad)
 
-    assert [(v.step, v.seen) for v in found] == [
-        (2, "ran deploy-a"),
-        (2, "deploy-a#1 carries stale response 'approve'"),
+    assert [(v.step, v.seen) for v in found] == [(2, "ran deploy-a")]
+
+
+def test_a_stale_response_on_a_failed_step_is_reported_once_by_i12() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        restart(kind="corrupt", expect_pending=[("deploy-a", 1)]),
+        failing_answer(shows=[ask("deploy-a", response="approve")]),
+    )
+
+    stale = [v for v in check(bad) if "response 'approve'" in v.seen]
+
+    assert [(v.invariant, v.step, v.seen) for v in stale] == [
+        ("I12", 2, "deploy-a#1 shown with response 'approve'")
     ]
 
 

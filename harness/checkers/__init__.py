@@ -4,6 +4,8 @@ One checker per invariant of docs/invariants.md (I1 to I12), plus the differenti
 with the restart-free control (D) and the expected outcome of each step (O).  A checker never
 trusts the target: what must happen comes from the oracle's expectations recorded in the history
 and from the control run.  A checker that needs a capability the target lacks is not applied.
+Each defect is reported by one checker: a stale response on a pending question is I12's, at
+every step, never I9's too.
 """
 
 from __future__ import annotations
