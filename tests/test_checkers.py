@@ -307,10 +307,10 @@ def test_every_checker_is_quiet_on_a_good_history(name: str) -> None:
     assert check(GOOD[name]) == []
 
 
-def test_the_checkers_are_the_twelve_invariants_then_differential_then_outcome() -> None:
+def test_the_checkers_are_the_thirteen_checked_invariants_then_differential_then_outcome() -> None:
     ids = [checker.id for checker in CHECKERS]
 
-    assert ids == [f"I{n}" for n in range(1, 13)] + ["D", "O"]
+    assert ids == [f"I{n}" for n in range(1, 14)] + ["D", "O"]
     assert len({checker.slug for checker in CHECKERS}) == len(CHECKERS)
     assert all(checker.needs <= set(CAPABILITIES) for checker in CHECKERS)
 
@@ -671,9 +671,20 @@ def test_i9_a_failure_that_half_applies_and_shows_a_stale_response() -> None:
 
     found = violations("I9", bad)
 
-    assert [(v.step, v.seen) for v in found] == [
-        (2, "ran deploy-a"),
-        (2, "deploy-a#1 carries stale response 'approve'"),
+    assert [(v.step, v.seen) for v in found] == [(2, "ran deploy-a")]
+
+
+def test_a_stale_response_on_a_failed_step_is_reported_once_by_i12() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        restart(kind="corrupt", expect_pending=[("deploy-a", 1)]),
+        failing_answer(shows=[ask("deploy-a", response="approve")]),
+    )
+
+    stale = [v for v in check(bad) if "response 'approve'" in v.seen]
+
+    assert [(v.invariant, v.step, v.seen) for v in stale] == [
+        ("I12", 2, "deploy-a#1 shown with response 'approve'")
     ]
 
 
@@ -743,6 +754,67 @@ def test_i12_a_re_raised_interrupt_keeps_the_earlier_response_and_id() -> None:
         (1, "deploy-a#2 shown with response 'approve'"),
         (1, "deploy-a#2 asked under 'q', the id of deploy-a#1"),
     ]
+
+
+# --- I13 every step ends visibly ----------------------------------------------------------------
+
+
+def test_i13_a_step_that_ends_with_nothing_at_all() -> None:
+    bad = history(
+        run(stop=None, expect_pending=[("deploy-a", 1), ("deploy-b", 1)], expect_stop="interrupt")
+    )
+
+    found = violations("I13", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            0,
+            "an interrupt with its questions, a final answer, or an error",
+            "no stop reason, no error, no final answer, pending nothing",
+        )
+    ]
+
+
+def test_i13_a_claimed_ending_with_nothing_behind_it() -> None:
+    bad = history(
+        run(stop="interrupt", expect_pending=[("deploy-a", 1)]),
+        run(stop="end_turn", final=None, expect_error="allowed"),
+        run(stop="end_turn", shows=[ask("deploy-a")], expect_error="allowed"),
+        resend("deploy-a", error=" "),
+        resend("deploy-a", stop="cancelled", error=None),
+    )
+
+    found = violations("I13", bad)
+
+    assert [(v.step, v.seen) for v in found] == [
+        (0, "stop reason interrupt, no error, no final answer, pending nothing"),
+        (1, "stop reason end_turn, no error, no final answer, pending nothing"),
+        (
+            2,
+            "stop reason end_turn, no error, final answer 'done', pending deploy-a#1 as "
+            "'sub:deploy-a:1'",
+        ),
+        (3, "no stop reason, an empty error, no final answer, pending nothing"),
+        (4, "stop reason cancelled, no error, no final answer, pending nothing"),
+    ]
+
+
+def test_i13_a_loud_failure_is_a_visible_ending_whatever_it_shows() -> None:
+    good = history(
+        run(shows=[ask("deploy-a")]),
+        run(
+            stop=None,
+            error="AgentError: answer the pending questions first",
+            expect_error="allowed",
+            expect_stop=None,
+            expect_pending=[("deploy-a", 1)],
+        ),
+        answer("deploy-a", ran=("deploy-a",)),
+        resend("deploy-a"),
+        restart(),
+    )
+
+    assert violations("I13", good) == []
 
 
 # --- D differential -----------------------------------------------------------------------------

@@ -69,7 +69,7 @@ def test_run_reproduces_a_regression_file_and_prints_every_verdict(
     assert status == 0
     assert "[1] answer" in out
     assert "ran deploy-a" in out
-    assert out.count("holds") == 14
+    assert out.count("holds") == 15
 
 
 def test_run_json_prints_the_history(capsys: pytest.CaptureFixture[str]) -> None:

@@ -229,6 +229,21 @@ def test_a_resent_first_answer_approves_the_second_question() -> None:
     assert "I4" in {violation.invariant for violation in check(history)}
 
 
+def test_a_step_that_raises_shows_what_the_checkpoint_still_asks() -> None:
+    """A per-thread sub-agent called twice makes create_react_agent raise (INVALID_CHAT_HISTORY),
+    but the first call's question is still an interrupt of the thread's checkpoint: the failed
+    step shows it, read from get_state, not an empty guess.  Where LangGraph dropped the pending
+    tasks (a second prompt while questions wait), the failed steps that follow show nothing."""
+    path = regression("shared-session")
+    failed = run_scenario(TARGETS["tools"], load_scenario(path), path.stem).steps[0]
+    assert str(failed.observed["error"]).startswith("ValueError: Found AIMessages with tool_calls")
+    assert [pending["label"] for pending in failed.pending] == ["delete-originals"]
+    path = regression("every-step-ends-visibly")
+    history = run_scenario(TARGETS["tools"], load_scenario(path), path.stem)
+    assert [pending["label"] for pending in history.steps[0].pending] == ["refund", "reroute"]
+    assert all(step.observed["error"] and step.pending == [] for step in history.steps[1:])
+
+
 def test_checkpoints_live_in_the_sqlite_file_of_the_work_directory(tmp_path: Path) -> None:
     session = TARGETS["tools"].start(
         parse_scenario(scenario(one_action(), {"run": "x"}), "s"), tmp_path

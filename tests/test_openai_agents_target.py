@@ -158,6 +158,26 @@ def test_a_damaged_nested_run_fails_loudly_and_is_retryable_after_repair() -> No
     assert check(history) == []
 
 
+def test_a_refused_step_shows_what_the_run_state_still_asks() -> None:
+    """A prompt sent while approvals wait, and an answer naming none of them, are refused; the
+    refused step shows the run state's interruptions, under the handles the human was shown,
+    not an empty guess."""
+    steps: list[Any] = [
+        {"run": "go"},
+        {"run": "go again"},
+        {"answer_ids": {"worker_a:deploy:nothing": "approve"}},
+        {"answer": {"deploy-a": "approve", "deploy-b": "approve"}},
+    ]
+    history = run(scenario(steps))
+    asked, second_prompt, unknown, answered = history.steps
+    assert second_prompt.observed["error"] == "a run is waiting for approvals: answer it first"
+    assert unknown.observed["error"] == "no pending approval matches the answer"
+    assert second_prompt.pending == unknown.pending == asked.pending
+    assert len(asked.pending) == 2
+    assert answered.observed["stop_reason"] == "end_turn"
+    assert ran(history) == ["deploy-a", "deploy-b"]
+
+
 @pytest.mark.parametrize("stem", ["partial-answers", "shared-session"])
 @pytest.mark.usefixtures("threads_switch_often")
 def test_histories_are_deterministic(stem: str) -> None:

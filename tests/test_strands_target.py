@@ -68,6 +68,22 @@ def test_each_regression_violates_exactly_what_is_recorded_for_this_release(
     )
 
 
+def test_a_step_that_raises_shows_what_the_root_still_asks() -> None:
+    """A prompt sent while two questions wait is refused by the SDK (TypeError: it must resume
+    with interrupt responses); the failed step shows what the root's own interrupt state still
+    holds, both questions under their ids, not an empty guess; and once the turn has ended, a
+    re-sent answer fails with nothing left pending."""
+    path = next(path for path in FILES if path.stem == "every-step-ends-visibly")
+    history = run_scenario(TARGET, load_scenario(path), path.stem)
+    asked, refused, resent = history.steps[0], history.steps[1], history.steps[4]
+    assert refused.observed["stop_reason"] is None
+    assert str(refused.observed["error"]).startswith("TypeError: ")
+    assert refused.pending == asked.pending
+    assert [pending["label"] for pending in refused.pending] == ["refund", "reroute"]
+    assert resent.observed["error"]
+    assert resent.pending == []
+
+
 def test_histories_are_deterministic() -> None:
     path = next(path for path in FILES if path.stem == "partial-answers")
     first = run_scenario(TARGET, load_scenario(path), path.stem).dumps()

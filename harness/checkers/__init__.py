@@ -1,9 +1,11 @@
 """Checkers: pure functions from a recorded history to the violations it contains.
 
-One checker per invariant of docs/invariants.md (I1 to I12), plus the differential comparison
-with the restart-free control (D) and the expected outcome of each step (O).  A checker never
-trusts the target: what must happen comes from the oracle's expectations recorded in the history
-and from the control run.  A checker that needs a capability the target lacks is not applied.
+One checker per checked invariant of docs/invariants.md (I1 to I13), plus the differential
+comparison with the restart-free control (D) and the expected outcome of each step (O).  A
+checker never trusts the target: what must happen comes from the oracle's expectations recorded
+in the history and from the control run.  A checker that needs a capability the target lacks is
+not applied.  Each defect is reported by one checker: a stale response on a pending question is
+I12's, at every step, never I9's too.
 """
 
 from __future__ import annotations
@@ -11,7 +13,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.checkers import continuations, delivery, depth, naming, privacy, restarts, safety
+from harness.checkers import (
+    continuations,
+    delivery,
+    depth,
+    endings,
+    naming,
+    privacy,
+    restarts,
+    safety,
+)
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
 
@@ -20,7 +31,7 @@ __all__ = ["CHECKERS", "Checker", "Violation", "applicable", "check"]
 
 @dataclass(frozen=True)
 class Checker:
-    id: str  # "I1" to "I12", "D", "O"
+    id: str  # "I1" to "I13", "D", "O"
     slug: str
     title: str  # the invariant in one line
     needs: frozenset[str]  # target capabilities (harness.targets.base.CAPABILITIES) it relies on
@@ -105,6 +116,12 @@ CHECKERS: tuple[Checker, ...] = (
         "A sub-agent that interrupts again after being resumed raises a new question; an earlier "
         "answer is never reused as a standing approval.",
         naming.fresh_questions,
+    ),
+    _checker(
+        endings.EVERY_STEP_ENDS_VISIBLY,
+        "Every run, answer and resend ends in an interrupt with its pending questions, a final "
+        "answer, or a loud error.",
+        endings.every_step_ends_visibly,
     ),
     _checker(
         restarts.DIFFERENTIAL,

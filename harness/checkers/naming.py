@@ -52,8 +52,10 @@ def unique_names_up(history: History) -> list[Violation]:
 def fresh_questions(history: History) -> list[Violation]:
     """I12: a resumed sub-agent that asks again raises a new question, never a stale approval.
 
-    Every pending interrupt the root shows carries no response; and over the whole history,
-    question n+1 of an action is never shown under an id that question n of it was shown under.
+    Every pending interrupt the root shows carries no response, at every step, failed ones
+    included (this is the one check for a stale response: I9 leaves it here); and over the whole
+    history, question n+1 of an action is never shown under an id that question n of it was
+    shown under.
     """
     found: list[Violation] = []
     ids: dict[tuple[str, int], set[str]] = defaultdict(set)

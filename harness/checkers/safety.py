@@ -11,9 +11,7 @@ from harness.checkers.records import (
     executed,
     expected_executed,
     is_conversation,
-    label_of,
     listing,
-    question_of,
     shown,
     shown_text,
     succeeded,
@@ -66,9 +64,10 @@ def at_most_once(history: History) -> list[Violation]:
 def loud_safe_failure(history: History) -> list[Violation]:
     """I9: a continuation that cannot be restored fails loudly and safely.
 
-    In every step that must fail: an error is raised or logged, nothing runs, the pending
+    In every step that must fail: an error is raised or logged, nothing runs, and the pending
     interrupts are exactly those shown by the last step that succeeded (same questions, same
-    ids), and none of them carries a stale response.
+    ids).  That none of them carries a stale response is checked once, by I12, at every step
+    (``naming.fresh_questions``): here it would report the same defect a second time.
     """
     found: list[Violation] = []
     last_shown: list[tuple[str, int, str]] = []
@@ -95,17 +94,6 @@ def loud_safe_failure(history: History) -> list[Violation]:
                         "pending " + listing(map(shown_text, now)),
                     )
                 )
-            for pending in step.pending:
-                response = pending.get("response")
-                if response is not None:
-                    question = f"{label_of(pending)}#{question_of(pending)}"
-                    found.append(
-                        LOUD_SAFE_FAILURE.violation(
-                            step.index,
-                            f"{question} pending without a response",
-                            f"{question} carries stale response {response!r}",
-                        )
-                    )
         if succeeded(step):
             last_shown = shown(step)
     return found

@@ -388,7 +388,11 @@ class LangGraphSession(RecordedSession):
                 interrupts.extend(chunk.get(INTERRUPT_KEY, ()))
             state = self.root.get_state(self.config, subgraphs=True)
         except Exception as failure:  # the SDK's failure is an observation, not a crash
-            return Observation(stop_reason=None, error=f"{type(failure).__name__}: {failure}")
+            return Observation(
+                stop_reason=None,
+                pending=self._still_pending(),
+                error=f"{type(failure).__name__}: {failure}",
+            )
         finally:
             for sdk_logger in loggers:
                 sdk_logger.removeHandler(errors)
@@ -405,6 +409,13 @@ class LangGraphSession(RecordedSession):
             final_answer=text,
             error=errors.messages[0] if errors.messages else None,
         )
+
+    def _still_pending(self) -> tuple[PendingInterrupt, ...]:
+        """What the thread still asks after a step that raised, read off its last checkpoint
+        (``get_state``): the interrupts of its pending tasks, nested ones included, as a later
+        ``Command(resume=...)`` would find them."""
+        state = self.root.get_state(self.config, subgraphs=True)
+        return self._shown(state.interrupts, _raised_where(state))
 
     def _shown(
         self, interrupts: Sequence[Any], where: dict[str, tuple[str, ...]]

@@ -420,9 +420,7 @@ class OpenAIAgentsSession(RecordedSession):
         if self.root is None:
             return Observation(stop_reason=None, error=NOT_REBUILT)
         if self.state is not None:
-            return Observation(
-                stop_reason=None, error="a run is waiting for approvals: answer it first"
-            )
+            return self._refused("a run is waiting for approvals: answer it first")
         return self._step(prompt, self._context())
 
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
@@ -433,7 +431,7 @@ class OpenAIAgentsSession(RecordedSession):
         current = self._handles(self.state.get_interruptions())
         matched = [(current[p.id], response) for p, response in responses if p.id in current]
         if not matched:
-            return Observation(stop_reason=None, error="no pending approval matches the answer")
+            return self._refused("no pending approval matches the answer")
         try:
             for item, response in matched:
                 if response == "approve":
@@ -446,16 +444,25 @@ class OpenAIAgentsSession(RecordedSession):
 
     def _failed(self, failure: Exception) -> Observation:
         """A step the SDK refused or that raised: what its run state still shows as pending."""
-        pending: tuple[PendingInterrupt, ...] = ()
-        if self.state is not None:
-            try:
-                handles = self._handles(self.state.get_interruptions())
-            except Exception:  # a state too damaged to say: nothing can be shown
-                handles = {}
-            pending = tuple(self._pending(handle, item) for handle, item in handles.items())
-        return Observation(
-            stop_reason=None, pending=pending, error=f"{type(failure).__name__}: {failure}"
-        )
+        return self._refused(f"{type(failure).__name__}: {failure}")
+
+    def _refused(self, error: str) -> Observation:
+        """A step that did not run (refused here or by the SDK, or raised), with what the run
+        state still holds as pending: its interruptions, read from the SDK's ``RunState``.  A
+        state that cannot list them shows nothing, and the error says so (never a silent guess
+        that nothing is pending)."""
+        if self.state is None:
+            return Observation(stop_reason=None, error=error)
+        try:
+            handles = self._handles(self.state.get_interruptions())
+        except Exception as unreadable:  # the SDK cannot say: the human is shown nothing
+            reading = f"{type(unreadable).__name__}: {unreadable}"
+            return Observation(
+                stop_reason=None,
+                error=f"{error} (and the run state cannot list its approvals: {reading})",
+            )
+        pending = tuple(self._pending(handle, item) for handle, item in handles.items())
+        return Observation(stop_reason=None, pending=pending, error=error)
 
     def _step(self, given: Any, context: Any) -> Observation:
         errors = ErrorLog()

@@ -443,7 +443,7 @@ class StrandsSession(RecordedSession):
         except Exception as failure:  # the SDK's failure is an observation, not a crash
             return Observation(
                 stop_reason=None,
-                pending=(),
+                pending=self._still_pending(),
                 error=f"{type(failure).__name__}: {failure}",
             )
         finally:
@@ -459,6 +459,20 @@ class StrandsSession(RecordedSession):
             final_answer=text,
             error=errors.messages[0] if errors.messages else None,
         )
+
+    def _still_pending(self) -> tuple[PendingInterrupt, ...]:
+        """What the root still asks after a step that raised, read off its own interrupt state
+        through ``take_snapshot`` (the SDK's public view of it): while that state is active, its
+        unanswered interrupts, the ones a stop surfaces (``AgentResult.interrupts``); when it is
+        not, nothing."""
+        from strands.interrupt import Interrupt
+
+        snapshot = self.root.take_snapshot(include=["interrupt_state"])
+        state = snapshot.data["interrupt_state"]
+        if not state["activated"]:
+            return ()
+        interrupts = [Interrupt(**data) for data in state["interrupts"].values()]
+        return shown_to_the_human(item for item in interrupts if item.response is None)
 
     def _root_interrupt_record(self) -> Any:
         """The orchestrator's persisted interrupt state, where this session manager keeps it."""
