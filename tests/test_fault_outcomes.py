@@ -20,7 +20,12 @@ def entry(**changes: Any) -> dict[str, Any]:
         "version": "1.0",
         "budget": {"examples": 200, "invariant_examples": 100, "seed": 0, "shrink": 30},
         "corruption": {"classes": {"SAFE": 150, "LOUD_LOST": 40, "SILENT_LOST": 10}},
-        "crash_points": {"verdict": "at most once", "ran_twice": 0, "lost_approvals": 3},
+        "crash_points": {
+            "verdict": "at most once",
+            "scenarios": 17,
+            "ran_twice": 0,
+            "lost_approvals": 3,
+        },
         "privacy": {"violating": 0},
         "isolation": {"violating": 0},
     }
@@ -42,7 +47,12 @@ def test_the_recorded_form_keeps_bad_classes_verdict_and_counts_only() -> None:
         "version": "1.0",
         "budget": {"examples": 200, "invariant_examples": 100, "seed": 0},
         "corruption": {"SILENT_LOST": 10, "LOUD_LOST": 40},
-        "crash_points": {"verdict": "at most once", "ran_twice": 0, "lost_approvals": 3},
+        "crash_points": {
+            "verdict": "at most once",
+            "scenarios": 17,
+            "ran_twice": 0,
+            "lost_approvals": 3,
+        },
         "privacy": {"violating": 0},
         "isolation": {"violating": 0},
     }
@@ -70,6 +80,11 @@ def test_a_run_within_every_bound_passes() -> None:
             "crash points: can run an action twice, recorded at most once",
         ),
         ({"crash_points__lost_approvals": 4}, "crash points: lost approvals 4, recorded at most 3"),
+        (
+            {"crash_points__scenarios": 18, "crash_points__lost_approvals": 9},
+            "crash points: run on 18 regression files, recorded on 17: record the outcome again "
+            "(faults --record)",
+        ),
         ({"isolation__violating": 2}, "isolation: 2 violating cases, recorded at most 0"),
     ],
 )

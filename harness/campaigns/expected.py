@@ -4,7 +4,8 @@ A released SDK fails some campaigns (its findings file says why), so its results
 "clean".  They are held to what was recorded for the release instead: a file per release under
 ``scenarios/findings/faults/`` holds, for one budget (examples, probes, seed), the most cases of
 each bad corruption class, the worst crash verdict and the most crash points that ran an action
-twice or lost an approval, and the most violating privacy and isolation cases.  A run with the
+twice or lost an approval (and on how many regression files the crash campaign ran: another set
+must be recorded again), and the most violating privacy and isolation cases.  A run with the
 same budget passes only within every bound: a bad class not recorded, a count above its bound or
 a worse crash verdict fails it.  A run with another budget cannot be compared and is reported as
 evidence, saying so.
@@ -30,6 +31,7 @@ PROJECT: Final = FINDINGS.parent.parent
 BAD_CLASSES: Final = tuple(name for name in CLASSES if name not in ("SAFE", "TOLERATED"))
 VERDICTS: Final = ("at most once", "can run an action twice")  # better first
 CRASH_COUNTS: Final = ("ran_twice", "lost_approvals")
+CRASH_SCENARIOS: Final = "scenarios"  # how many regression files the crash campaign ran on
 INVARIANT_CAMPAIGNS: Final = ("privacy", "isolation")
 BUDGET: Final = ("examples", "invariant_examples", "seed")
 KEYS: Final = ("target", "version", "budget", "corruption", "crash_points", *INVARIANT_CAMPAIGNS)
@@ -89,7 +91,7 @@ def _check(path: Path, data: Any, target: str, version: str) -> None:
     crashes = data["crash_points"]
     if crashes.get("verdict") not in VERDICTS:
         refuse("crash_points.verdict", " or ".join(repr(verdict) for verdict in VERDICTS))
-    for key in CRASH_COUNTS:
+    for key in (CRASH_SCENARIOS, *CRASH_COUNTS):
         if not _count(crashes.get(key)):
             refuse(f"crash_points.{key}", "a whole number >= 0")
     for key in INVARIANT_CAMPAIGNS:
@@ -117,7 +119,7 @@ def outcome(entry: dict[str, Any], target: str) -> dict[str, Any]:
         "budget": budget_of(entry),
         "corruption": {name: classes[name] for name in BAD_CLASSES if classes.get(name)},
         "crash_points": {"verdict": crashes["verdict"]}
-        | {key: crashes[key] for key in CRASH_COUNTS},
+        | {key: crashes[key] for key in (CRASH_SCENARIOS, *CRASH_COUNTS)},
         **{key: {"violating": entry[key]["violating"]} for key in INVARIANT_CAMPAIGNS},
     }
 
@@ -133,10 +135,23 @@ def beyond(entry: dict[str, Any], target: str, expected: dict[str, Any]) -> list
     verdict, allowed = seen["crash_points"]["verdict"], expected["crash_points"]["verdict"]
     if VERDICTS.index(verdict) > VERDICTS.index(allowed):
         found.append(f"crash points: {verdict}, recorded {allowed}")
-    for key in CRASH_COUNTS:
-        count, bound = seen["crash_points"][key], expected["crash_points"][key]
-        if count > bound:
-            found.append(f"crash points: {key.replace('_', ' ')} {count}, recorded at most {bound}")
+    ran_on, recorded_on = (
+        seen["crash_points"][CRASH_SCENARIOS],
+        expected["crash_points"][CRASH_SCENARIOS],
+    )
+    if ran_on != recorded_on:
+        # other regression files, other crash points: the counts say nothing against each other
+        found.append(
+            f"crash points: run on {ran_on} regression files, recorded on {recorded_on}: "
+            "record the outcome again (faults --record)"
+        )
+    else:
+        for key in CRASH_COUNTS:
+            count, bound = seen["crash_points"][key], expected["crash_points"][key]
+            if count > bound:
+                found.append(
+                    f"crash points: {key.replace('_', ' ')} {count}, recorded at most {bound}"
+                )
     for key in INVARIANT_CAMPAIGNS:
         count, bound = seen[key]["violating"], expected[key]["violating"]
         if count > bound:
