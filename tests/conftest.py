@@ -17,6 +17,7 @@ SLOW_MODULES = frozenset(
     {
         "test_bench.py",
         "test_campaigns.py",
+        "test_cluster.py",
         "test_corpus.py",
         "test_determinism.py",
         "test_exemption_canary.py",
