@@ -516,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdapterError as error:  # outside check, which reports it and goes on
         print(error, file=sys.stderr)
         return EXIT_ADAPTER_ERROR
-    except execution.WorkerMismatch as problem:  # a worker is not set up as this machine is
+    except (execution.WorkerMismatch, execution.Lost) as problem:  # the workers, not the input
         print(problem, file=sys.stderr)
         return EXIT_BAD_INPUT
 

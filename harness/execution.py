@@ -23,7 +23,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, CancelledError, Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, fields
 from functools import cache
 from multiprocessing import get_context
@@ -46,6 +46,11 @@ class Unavailable(Exception):
     reached); the message is the one line to show."""
 
 
+class Lost(Exception):
+    """The executor failed, not a task: a pool process died, Dask gave up on a task whose
+    workers kept dying, the scheduler went away; the message is one line."""
+
+
 class WorkerMismatch(Exception):
     """A worker cannot run a task as this process would: the target is not installed there,
     cannot be loaded, or is not the same (another release); the message is one line."""
@@ -66,11 +71,18 @@ class Execution:
         executor: Executor | None = None,
         where: str = "in this process",
         close: Callable[[], object] | None = None,
+        failures: tuple[type[BaseException], ...] = (),
     ) -> None:
-        """``close``: what ends the executor (when the ``with`` block ends)."""
+        """``close``: what ends the executor (when the ``with`` block ends); ``failures``: the
+        executor's own errors, besides a broken or cancelled executor."""
         self.executor = executor
         self.where = where
         self._close = close
+        self._failures: tuple[type[BaseException], ...] = (
+            BrokenExecutor,
+            CancelledError,
+            *failures,
+        )
 
     def map(
         self, work: Callable[[Target, Item], Result], tasks: Sequence[tuple[Target, Item]]
@@ -84,7 +96,21 @@ class Execution:
             self.executor.submit(perform, work, TargetRef(target.info), item)
             for target, item in tasks
         ]
-        return _in_order(futures)
+        return self._in_order(futures)
+
+    def _in_order(self, futures: list[Future[Result]]) -> Generator[Result, None, None]:
+        try:
+            for future in futures:
+                try:
+                    result = future.result()
+                except self._failures as failure:
+                    raise Lost(
+                        f"the tasks could not be run {self.where}: {registry.last_line(failure)}"
+                    ) from None
+                yield result
+        finally:
+            for future in futures:
+                future.cancel()
 
     def __enter__(self) -> Execution:
         return self
@@ -100,15 +126,6 @@ class Execution:
 
 
 IN_PROCESS: Final = Execution()
-
-
-def _in_order(futures: list[Future[Result]]) -> Generator[Result, None, None]:
-    try:
-        for future in futures:
-            yield future.result()
-    finally:
-        for future in futures:
-            future.cancel()
 
 
 _ONE_AT_A_TIME = threading.Lock()
@@ -161,14 +178,16 @@ def connect(
     if workers is not None:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
         return Execution(
-            pool, f"{workers} local processes", lambda: pool.shutdown(cancel_futures=True)
+            pool,
+            f"in {workers} local process{'es' if workers > 1 else ''}",
+            lambda: pool.shutdown(cancel_futures=True),
         )
     return Execution()
 
 
 def _cluster(address: str) -> Execution:
     try:
-        from distributed import Client
+        from distributed import Client, KilledWorker
     except ImportError as missing:
         raise Unavailable(
             f"--scheduler {address}: needs the dask extra ({EXTRA}): {registry.last_line(missing)}"
@@ -179,4 +198,6 @@ def _cluster(address: str) -> Execution:
         raise Unavailable(
             f"--scheduler {address}: cannot reach the Dask scheduler: {registry.last_line(failure)}"
         ) from None
-    return Execution(client.get_executor(), f"the Dask cluster at {address}", client.close)
+    return Execution(
+        client.get_executor(), f"on the Dask cluster at {address}", client.close, (KilledWorker,)
+    )

@@ -8,6 +8,7 @@ sample, timed (benchmarks/scale_out.py).  Needs the dask extra (root conftest.py
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 import textwrap
@@ -19,6 +20,9 @@ import pytest
 
 from benchmarks.scale_out import REPORTS, Cluster, check, differing
 from harness.cli import EXIT_ADAPTER_ERROR, EXIT_BAD_INPUT, main
+from harness.execution import Lost, connect
+from harness.targets.base import Target
+from harness.targets.reference import ReferenceTarget
 
 ROOT = Path(__file__).resolve().parent.parent
 RESTARTS = ROOT / "scenarios" / "regressions" / "twin-calls.yaml"  # run, restart, answer
@@ -178,6 +182,18 @@ def test_the_fault_campaigns_on_a_dask_cluster_write_the_same_bytes(
     )
     for name in ("faults.json", "faults.md"):
         assert (tmp_path / "there" / name).read_bytes() == (tmp_path / "here" / name).read_bytes()
+
+
+def dies(target: Target, item: str) -> str:
+    """A task whose process dies under it (a pool process killed by the OOM killer, say)."""
+    os._exit(9)
+
+
+def test_a_pool_process_that_dies_is_one_line_not_a_lost_result() -> None:
+    with connect(1, None, {}) as pool:
+        results = pool.map(dies, [(ReferenceTarget(), "first"), (ReferenceTarget(), "second")])
+        with pytest.raises(Lost, match=r"^the tasks could not be run in 1 local process: "):
+            next(results)
 
 
 def test_an_unreachable_scheduler_is_one_line_and_exit_2(
