@@ -1,15 +1,16 @@
 """``python -m harness``: check targets against the scenarios, run one scenario, list targets.
 
-Exit codes: 0 every invariant holds (or every violation is a recorded finding, and every
-recorded finding still shows), 1 otherwise, 2 bad input (a malformed scenario or findings file,
-an unknown target, a bad option), reported as one line naming the file, the field and what was
-expected, before anything runs and before any report is written.  Two kinds of mistakes in an
-adapter are told apart from both: a target that cannot be loaded (its entry point does not
-import, its TargetInfo claims an unknown capability) is refused in one line, exit 2, but ``check``
-runs the other targets and writes their reports first; an adapter that breaks the contract during
-a scenario (raises, or returns None where an Observation is due) is an *adapter error*, exit 3:
-``check`` lists it in the report as its own verdict and goes on, other commands stop with its
-line.
+Exit codes: 0 every invariant holds (or every violation is a recorded finding, and every recorded
+finding still shows), 1 otherwise, 2 bad input (a malformed scenario or findings file, an unknown
+target, a bad option, a Dask scheduler that cannot be reached), reported as one line naming the
+file, the field and what was expected, before anything runs and before any report is written (a
+worker that lacks a target, or has another release of it, is found when it gets a task: one line
+too, and no report).  Two kinds of mistakes in an adapter are told apart from both: a target that
+cannot be loaded (its entry point does not import, its TargetInfo claims an unknown capability) is
+refused in one line, exit 2, but ``check`` runs the other targets and writes their reports first;
+an adapter that breaks the contract during a scenario (raises, or returns None where an Observation
+is due) is an *adapter error*, exit 3: ``check`` lists it in the report as its own verdict and goes
+on, other commands stop with its line.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any, NoReturn
 
 from hypothesis import __version__ as hypothesis_version
 
-from harness import __version__, determinism
+from harness import __version__, determinism, execution
 from harness.bench import dumps as bench_dumps
 from harness.bench import gate, plot, size_document
 from harness.bench import markdown as bench_markdown
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="where to write conformance.md and conformance.json (default: reports)",
     )
     _summary_option(check)
+    _execution_options(check, "each scenario on each target")
 
     generate = commands.add_parser(
         "generate",
@@ -271,6 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(scenarios/findings/faults/TARGET-VERSION.yaml); read the report before committing it",
     )
     _reports_option(faults)
+    _execution_options(faults, "each campaign case")
 
     bench = commands.add_parser(
         "bench",
@@ -433,6 +436,13 @@ def _count(text: str) -> int:
     return int(text)
 
 
+def _positive(text: str) -> int:
+    """A whole number >= 1 (for argparse)."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return int(text)
+
+
 def _examples(text: str) -> tuple[str | None, int]:
     """``N`` or ``TARGET=N`` (for argparse)."""
     name, _, number = text.rpartition("=")
@@ -441,6 +451,31 @@ def _examples(text: str) -> tuple[str | None, int]:
     if not number.isdigit() or int(number) < 1:
         raise argparse.ArgumentTypeError(f"expected N or TARGET=N with N >= 1, got {text!r}")
     return (name or None), int(number)
+
+
+def _execution_options(parser: argparse.ArgumentParser, task: str) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=_positive,
+        metavar="N",
+        help=f"run the tasks ({task}) in N local processes; the report is the same bytes "
+        "(default: in this process)",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help=f"run the tasks on the Dask cluster whose scheduler is at ADDRESS "
+        f"(tcp://HOST:PORT; default: ${execution.SCHEDULER_VARIABLE} when set); needs the "
+        "dask extra and the harness installed on every worker: docs/cluster.md",
+    )
+
+
+def _execution(arguments: argparse.Namespace) -> execution.Execution:
+    try:
+        return execution.connect(arguments.workers, arguments.scheduler)
+    except execution.Unavailable as problem:
+        raise BadInput(str(problem)) from None
 
 
 def _isolation_option(parser: argparse.ArgumentParser) -> None:
@@ -481,6 +516,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdapterError as error:  # outside check, which reports it and goes on
         print(error, file=sys.stderr)
         return EXIT_ADAPTER_ERROR
+    except (execution.WorkerMismatch, execution.Lost) as problem:  # the workers, not the input
+        print(problem, file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def _targets_named(names: Sequence[str] | None, isolation: str = "in-process") -> list[Target]:
@@ -542,7 +580,10 @@ def _check(arguments: argparse.Namespace) -> int:
     if not targets:
         return EXIT_BAD_INPUT
     progress = _Progress() if _interactive() else None
-    result = judge(targets, scenarios, progress, own, generated, findings=folders)
+    with _execution(arguments) as where:
+        result = judge(
+            targets, scenarios, progress, own, generated, findings=folders, execution=where
+        )
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
     if progress is not None:
@@ -721,14 +762,17 @@ def _faults(arguments: argparse.Namespace) -> int:
         name: Budget(examples[name], arguments.seed, arguments.shrink, probes[name])
         for name in names
     }
+    crash_scenarios = _scenarios_from(None)
     progress = _Progress() if _interactive() else None
-    document = fault_document(
-        targets,
-        budgets,
-        _scenarios_from(None),
-        None if progress is None else progress.note,
-        findings=folders,
-    )
+    with _execution(arguments) as where:
+        document = fault_document(
+            targets,
+            budgets,
+            crash_scenarios,
+            None if progress is None else progress.note,
+            findings=folders,
+            execution=where,
+        )
     if progress is not None:
         progress.finish()
     text = faults_markdown(document)

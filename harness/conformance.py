@@ -7,6 +7,9 @@ witness of that target version (``harness.findings``), and otherwise names its f
 counterexample.  The run fails on a violation no witness matches, on a recorded witness that no
 longer shows, and on a finding recorded for a regression file whose content has changed.
 
+Each scenario on each target is a task (``harness.execution``): they run in this process, in
+local processes or on a cluster, and are judged in the same order whichever ran them.
+
 A scenario whose adapter broke the contract (``harness.runner.AdapterError``) is not judged: it is
 listed as an adapter error of its target, a verdict of its own that no finding excuses, and the
 run goes on with the next scenario.
@@ -19,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.checkers import CHECKERS, Violation, applicable
+from harness.execution import IN_PROCESS, Execution
 from harness.findings import Folders, Observed, Verdict, judge_findings, load_document, observe
 from harness.history import History
-from harness.runner import AdapterError, run_scenario
+from harness.runner import AdapterError, scenario_run
 from harness.targets.base import Target
 from scenarios.model import Scenario
 
@@ -68,15 +72,25 @@ def judge(
     *,
     drafts: bool = False,
     findings: Folders = None,
+    execution: Execution = IN_PROCESS,
 ) -> Conformance:
     """Run ``scenarios`` on every target, or, for a target named in ``own``, its own list (the
     generated scenarios drawn within its capabilities).  ``generated`` names the scenarios the
     generator drew: only those may be covered by a findings file's classes.  ``drafts`` reads
     findings files whose explanations are still placeholders (``record`` rewrites its own);
-    ``findings`` is where they are searched (default: ``harness.findings_search.search_path``)."""
+    ``findings`` is where they are searched (default: ``harness.findings_search.search_path``);
+    ``execution``: where the runs happen (each scenario on each target a task)."""
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
     total = sum(map(len, lists.values()))
+    outcomes = execution.map(
+        scenario_run,
+        [
+            (target, (name, scenario.model_dump_json()))
+            for target in targets
+            for name, scenario in lists[target.info.name]
+        ],
+    )
     done = 0
     for target in targets:
         info = target.info
@@ -95,10 +109,9 @@ def judge(
         runs: list[Observed] = []
         broke: list[AdapterError] = []
         for name, scenario in scenarios:
-            try:
-                history = run_scenario(target, scenario, name)
-            except AdapterError as error:
-                broke.append(error)
+            history = next(outcomes)
+            if isinstance(history, AdapterError):
+                broke.append(history)
             else:
                 histories[name] = history
                 mine: list[Violation] = []

@@ -51,6 +51,11 @@ class AdapterError(Exception):
             f"{self.problem}"
         )
 
+    def __reduce__(self) -> tuple[type[AdapterError], tuple[Any, ...]]:
+        """The same error in another process (a task's result): every field, by name."""
+        fields = (self.target, self.scenario, self.step, self.kind, self.problem, self.control)
+        return AdapterError, fields
+
     def to_json(self) -> dict[str, Any]:
         return {
             "scenario": self.scenario,
@@ -92,6 +97,16 @@ def run_scenario(
             _record(target, control_scenario, name, control=True),
         )
     return History(name, scenario_json, target_json, steps, control)
+
+
+def scenario_run(target: Target, task: tuple[str, str]) -> History | AdapterError:
+    """``run_scenario`` as a task (``harness.execution``): the scenario's name and JSON in; its
+    history out, or the adapter error the run raised, returned as a result like any other."""
+    name, scenario = task
+    try:
+        return run_scenario(target, Scenario.model_validate_json(scenario), name)
+    except AdapterError as error:
+        return error
 
 
 def has_control(scenario: Scenario) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from scenarios.profiles import load_profile
+from scenarios.profiles import DatabaseChoiceError, load_profile
 
 NO_TESTS_COLLECTED = 5
 # what `tox -e fast` leaves out (-m "not slow"): modules that drive real SDKs, start processes,
@@ -17,6 +17,7 @@ SLOW_MODULES = frozenset(
     {
         "test_bench.py",
         "test_campaigns.py",
+        "test_cluster.py",
         "test_corpus.py",
         "test_determinism.py",
         "test_exemption_canary.py",
@@ -26,13 +27,19 @@ SLOW_MODULES = frozenset(
         "test_properties.py",
         "test_pytest_plugin.py",
         "test_sdk_mutation.py",
+        "test_shared_database.py",
         "test_stateful.py",
         "test_strands_agent_as_tool.py",
         "test_strands_target.py",
     }
 )
 
-load_profile()
+
+def pytest_configure(config: pytest.Config) -> None:
+    try:
+        load_profile()
+    except DatabaseChoiceError as problem:  # one line, not a traceback
+        raise pytest.UsageError(str(problem)) from None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

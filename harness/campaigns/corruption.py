@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Final
 
 from harness.campaigns.invariants import generated
+from harness.execution import IN_PROCESS, Execution
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
 from harness.targets.base import Target
@@ -169,12 +171,35 @@ def run_case(target: Target, scenario: Scenario) -> CaseResult:
     return CaseResult(scenario, step.corrupt, classify(history))
 
 
-def campaign(target: Target, examples: int, seed: int) -> list[CaseResult]:
+def case_verdict(target: Target, scenario: str) -> Verdict:
+    """One case as a task (``harness.execution``): its scenario's JSON in, its class out."""
+    return run_case(target, Scenario.model_validate_json(scenario)).verdict
+
+
+def classified(
+    target: Target, cases: Sequence[Scenario], execution: Execution = IN_PROCESS
+) -> Generator[CaseResult, None, None]:
+    """Each of ``cases`` on ``target``, classified (each case a task), in order."""
+    verdicts = execution.map(case_verdict, [(target, case.model_dump_json()) for case in cases])
+    try:
+        for case, verdict in zip(cases, verdicts, strict=True):
+            step = case.steps[1]
+            assert isinstance(step, Corrupt), "a corruption case corrupts at its second step"
+            yield CaseResult(case, step.corrupt, verdict)
+    finally:
+        verdicts.close()  # a consumer that stops early cancels the cases not yet run
+
+
+def campaign(
+    target: Target, examples: int, seed: int, execution: Execution = IN_PROCESS
+) -> list[CaseResult]:
     """``examples`` generated cases on ``target``, each classified."""
-    return [run_case(target, case) for case in generated(corruption_cases, examples, seed)]
+    return list(classified(target, generated(corruption_cases, examples, seed), execution))
 
 
-def simplest(target: Target, found: list[CaseResult], budget: int) -> CaseResult:
+def simplest(
+    target: Target, found: list[CaseResult], budget: int, execution: Execution = IN_PROCESS
+) -> CaseResult:
     """The simplest case of one class: the smallest of ``found`` (all of that class), reduced
     greedily (a sub-agent or the orchestrator's action dropped, a window, a stateful provider or
     a state dropped, ``which`` and ``pick`` made smaller) while it keeps its class, within
@@ -186,14 +211,16 @@ def simplest(target: Target, found: list[CaseResult], budget: int) -> CaseResult
     improved = True
     while improved and runs < budget:
         improved = False
-        for candidate in _simpler(best.scenario):
-            if runs >= budget:
-                break
+        # the candidates this round may still spend runs on, tried in order up to the first
+        # that keeps the class (elsewhere than in this process, handed out at once)
+        candidates = list(islice(_simpler(best.scenario), budget - runs))
+        results = classified(target, candidates, execution)
+        for result in results:
             runs += 1
-            result = run_case(target, candidate)
             if result.verdict.fault_class == fault_class:
                 best, improved = result, True
                 break
+        results.close()  # the candidates after the first that kept its class are not needed
     return best
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from fakes.crash import SimulatedCrash
+from harness.execution import IN_PROCESS, Execution
 from harness.runner import Recorder
 from harness.scratch import scratch_directory
 from harness.targets.base import Target
@@ -106,10 +107,27 @@ def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPo
     return CrashCase(name, point, crashed, restart_error, dict(ran), dict(approved))
 
 
-def crash_campaign(target: Target, scenarios: list[tuple[str, Scenario]]) -> list[CrashCase]:
-    """Every crash point of every scenario on ``target``."""
-    cases = []
-    for name, scenario in scenarios:
-        for point in crash_points(target, scenario):
-            cases.append(run_with_crash(target, scenario, name, point))
-    return cases
+def points_of(target: Target, scenario: str) -> list[CrashPoint]:
+    """``crash_points`` as a task (``harness.execution``): the scenario's JSON in."""
+    return crash_points(target, Scenario.model_validate_json(scenario))
+
+
+def crashed_run(target: Target, case: tuple[str, str, CrashPoint]) -> CrashCase:
+    """``run_with_crash`` as a task: the scenario's name, its JSON and the crash point in."""
+    name, scenario, point = case
+    return run_with_crash(target, Scenario.model_validate_json(scenario), name, point)
+
+
+def crash_campaign(
+    target: Target, scenarios: list[tuple[str, Scenario]], execution: Execution = IN_PROCESS
+) -> list[CrashCase]:
+    """Every crash point of every scenario on ``target`` (each scenario's crash-free count a
+    task, then each crash point a task)."""
+    given = [(name, scenario.model_dump_json()) for name, scenario in scenarios]
+    found = execution.map(points_of, [(target, scenario) for _, scenario in given])
+    cases = [
+        (name, scenario, point)
+        for (name, scenario), points in zip(given, found, strict=True)
+        for point in points
+    ]
+    return list(execution.map(crashed_run, [(target, case) for case in cases]))

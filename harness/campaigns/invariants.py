@@ -19,6 +19,7 @@ from hypothesis.strategies import SearchStrategy
 from harness.checkers import privacy
 from harness.checkers.delivery import isolation
 from harness.checkers.violation import Violation
+from harness.execution import IN_PROCESS, Execution
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.base import Target, missing_capabilities
@@ -74,16 +75,30 @@ def violations_of(campaign: InvariantCampaign, target: Target, case: Scenario) -
     return campaign.checker(run_scenario(target, case, campaign.name, with_control=False))
 
 
+def case_violations(target: Target, case: tuple[str, str]) -> list[Violation]:
+    """One case as a task (``harness.execution``): the campaign's name and the scenario's JSON
+    in, its violations out."""
+    name, scenario = case
+    (campaign,) = [known for known in CAMPAIGNS if known.name == name]
+    return violations_of(campaign, target, Scenario.model_validate_json(scenario))
+
+
 def run_campaign(
-    campaign: InvariantCampaign, target: Target, examples: int, seed: int
+    campaign: InvariantCampaign,
+    target: Target,
+    examples: int,
+    seed: int,
+    execution: Execution = IN_PROCESS,
 ) -> InvariantResult:
-    result = InvariantResult()
-    for case in generated(campaign.family, examples, seed):
-        result.cases += 1
-        if missing_capabilities(target.info, case):
-            result.not_applicable += 1
-            continue
-        found = violations_of(campaign, target, case)
-        if found:
-            result.violating.append((case, found))
+    """``examples`` generated cases of ``campaign`` on ``target`` (each case a task)."""
+    cases = generated(campaign.family, examples, seed)
+    applicable = [case for case in cases if not missing_capabilities(target.info, case)]
+    result = InvariantResult(cases=len(cases), not_applicable=len(cases) - len(applicable))
+    found = execution.map(
+        case_violations,
+        [(target, (campaign.name, case.model_dump_json())) for case in applicable],
+    )
+    for case, violations in zip(applicable, found, strict=True):
+        if violations:
+            result.violating.append((case, violations))
     return result

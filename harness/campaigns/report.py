@@ -31,6 +31,7 @@ from harness.campaigns.invariants import (
     InvariantCampaign,
     run_campaign,
 )
+from harness.execution import IN_PROCESS, Execution
 from harness.findings import Folders, load_findings
 from harness.report import target_column
 from harness.targets.base import Target, missing_capabilities
@@ -60,15 +61,17 @@ def fault_document(
     crash_scenarios: list[tuple[str, Scenario]],
     progress: Callable[[str], None] | None = None,
     findings: Folders = None,
+    execution: Execution = IN_PROCESS,
 ) -> Document:
-    """Every campaign on every target (``findings``: where its findings files are searched)."""
+    """Every campaign on every target (``findings``: where its findings files are searched;
+    ``execution``: where the cases run, each a task)."""
     results: dict[str, Any] = {}
     for target in targets:
         budget = budgets[target.info.name]
         if progress is not None:
             progress(f"{target.info.name}: {budget.examples} corruptions, {budget.probes} probes")
         results[target_column(target.info)] = _target_results(
-            target, budget, crash_scenarios, findings
+            target, budget, crash_scenarios, findings, execution
         )
     document: Document = {"targets": results}
     document["passes"] = all(entry["passes"] for entry in results.values())
@@ -79,7 +82,8 @@ def _target_results(
     target: Target,
     budget: Budget,
     crash_scenarios: list[tuple[str, Scenario]],
-    findings: Folders = None,
+    findings: Folders,
+    execution: Execution,
 ) -> dict[str, Any]:
     info = target.info
     evidence = bool(load_findings(info.findings_name, info.version, findings))
@@ -96,18 +100,18 @@ def _target_results(
     }
     problems: list[str] = []
     if "corruption" in info.capabilities:
-        entry["corruption"] = _corruption(target, budget)
+        entry["corruption"] = _corruption(target, budget, execution)
         bad = sorted(set(entry["corruption"]["classes"]) - {*CLEAN_CLASSES, NOT_APPLIED})
         problems += [
             f"corruption: {cls} cases" for cls in bad if entry["corruption"]["classes"][cls]
         ]
     else:
         entry["corruption"] = None
-    entry["crash_points"] = _crashes(target, crash_scenarios)
+    entry["crash_points"] = _crashes(target, crash_scenarios, execution)
     if entry["crash_points"]["verdict"] == TWICE:
         problems.append("crash points: an action ran twice")
     for invariant_campaign in CAMPAIGNS:
-        entry[invariant_campaign.name] = _invariant(invariant_campaign, target, budget)
+        entry[invariant_campaign.name] = _invariant(invariant_campaign, target, budget, execution)
         violating = entry[invariant_campaign.name]["violating"]
         if violating:
             problems.append(f"{invariant_campaign.name}: {violating} violating cases")
@@ -135,9 +139,9 @@ def _judge_by_record(entry: dict[str, Any], findings_name: str) -> None:
 
 
 def _invariant(
-    invariant_campaign: InvariantCampaign, target: Target, budget: Budget
+    invariant_campaign: InvariantCampaign, target: Target, budget: Budget, execution: Execution
 ) -> dict[str, Any]:
-    result = run_campaign(invariant_campaign, target, budget.probes, budget.seed)
+    result = run_campaign(invariant_campaign, target, budget.probes, budget.seed, execution)
     example = None
     if result.violating:  # the smallest violating case drawn
         case, found = min(result.violating, key=lambda item: size(item[0]))
@@ -151,8 +155,8 @@ def _invariant(
     }
 
 
-def _corruption(target: Target, budget: Budget) -> dict[str, Any]:
-    results = campaign(target, budget.examples, budget.seed)
+def _corruption(target: Target, budget: Budget, execution: Execution) -> dict[str, Any]:
+    results = campaign(target, budget.examples, budget.seed, execution)
     classes = Counter(result.verdict.fault_class for result in results)
     by_corruption: dict[str, dict[str, int]] = {}
     for result in results:
@@ -163,7 +167,7 @@ def _corruption(target: Target, budget: Budget) -> dict[str, Any]:
         found = [result for result in results if result.verdict.fault_class == fault_class]
         if not found:
             continue
-        example = simplest(target, found, budget.shrink)
+        example = simplest(target, found, budget.shrink, execution)
         examples[fault_class] = {
             "scenario": _scenario_json(example.scenario),
             "corruption": example.scenario.steps[1].model_dump(mode="json", exclude_defaults=True),
@@ -180,14 +184,16 @@ def _corruption(target: Target, budget: Budget) -> dict[str, Any]:
     }
 
 
-def _crashes(target: Target, scenarios: list[tuple[str, Scenario]]) -> dict[str, Any]:
+def _crashes(
+    target: Target, scenarios: list[tuple[str, Scenario]], execution: Execution
+) -> dict[str, Any]:
     usable = [
         (name, scenario)
         for name, scenario in scenarios
         if not missing_capabilities(target.info, scenario)
         and not any(isinstance(step, Corrupt | Repair) for step in scenario.steps)
     ]
-    cases = crash_campaign(target, usable)
+    cases = crash_campaign(target, usable, execution)
     twice = [case for case in cases if case.twice]
     lost = [case for case in cases if case.lost]
     return {

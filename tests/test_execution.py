@@ -1,0 +1,198 @@
+"""The execution seam (``harness.execution``): tasks are data, a worker rebuilds the target by
+name and refuses one that is not the same, results come back in the order given whichever task
+finished first, an adapter error comes back as the same error, and asking for an executor that
+cannot be had is one line and exit 2.  The runs on real process pools and a real Dask cluster
+are in tests/test_cluster.py."""
+
+from __future__ import annotations
+
+import pickle
+import sys
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness import execution
+from harness.cli import EXIT_BAD_INPUT, main
+from harness.conformance import judge
+from harness.execution import IN_PROCESS, Execution, TargetRef, WorkerMismatch, connect, rebuilt
+from harness.history import History
+from harness.isolation import ProcessIsolated
+from harness.runner import AdapterError, scenario_run
+from harness.targets.base import Target
+from harness.targets.reference import ReferenceTarget
+from scenarios.loading import load_scenario, regression_files
+
+SCENARIOS = [(path.stem, load_scenario(path)) for path in regression_files()[:4]]
+RESTARTS = Path(__file__).resolve().parent.parent / "scenarios" / "regressions" / "twin-calls.yaml"
+
+
+class _Deferred(Future[Any]):
+    def __init__(self, executor: Backwards) -> None:
+        super().__init__()
+        self.executor = executor
+
+    def result(self, timeout: float | None = None) -> Any:
+        self.executor.run()
+        return super().result(timeout)
+
+
+class Backwards(Executor):
+    """An executor that runs nothing until a result is asked for, then everything it was given,
+    the last task first: the order tasks finish in is not the order they were given."""
+
+    def __init__(self) -> None:
+        self.pending: list[tuple[_Deferred, Callable[..., Any], tuple[Any, ...]]] = []
+        self.finished: list[Any] = []  # each task's item, in the order it finished
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = _Deferred(self)
+        self.pending.append((future, fn, args))
+        return future
+
+    def run(self) -> None:
+        while self.pending:
+            future, fn, args = self.pending.pop()
+            self.finished.append(args[-1])
+            future.set_result(fn(*args))
+
+
+def tasks(target: Target) -> list[tuple[Target, tuple[str, str]]]:
+    return [(target, (name, scenario.model_dump_json())) for name, scenario in SCENARIOS]
+
+
+def test_in_this_process_each_task_runs_when_its_result_is_asked_for() -> None:
+    ran: list[str] = []
+
+    def work(target: Target, item: str) -> str:
+        ran.append(item)
+        return item.upper()
+
+    target = ReferenceTarget()
+    results = IN_PROCESS.map(work, [(target, "a"), (target, "b"), (target, "c")])
+    assert ran == []
+    assert next(results) == "A"
+    assert ran == ["a"]
+    results.close()
+    assert ran == ["a"]
+
+
+def test_results_come_back_in_the_order_given_whichever_finished_first() -> None:
+    backwards = Backwards()
+    here = list(IN_PROCESS.map(scenario_run, tasks(ReferenceTarget())))
+    there = list(Execution(backwards).map(scenario_run, tasks(ReferenceTarget())))
+    names = [name for name, _ in SCENARIOS]
+    assert [name for name, _ in backwards.finished] == names[::-1]
+    assert [dumped(history) for history in there] == [dumped(history) for history in here]
+
+
+def dumped(history: History | AdapterError) -> str:
+    assert isinstance(history, History)
+    return history.dumps()
+
+
+def test_judge_is_the_same_whichever_order_the_runs_finished_in() -> None:
+    here = judge([ReferenceTarget()], SCENARIOS)
+    there = judge([ReferenceTarget()], SCENARIOS, execution=Execution(Backwards()))
+    assert there.cells == here.cells
+    assert {name: history.dumps() for name, history in there.histories["reference"].items()} == {
+        name: history.dumps() for name, history in here.histories["reference"].items()
+    }
+
+
+def test_a_task_is_data_and_a_worker_rebuilds_its_target_by_name() -> None:
+    info = ReferenceTarget.info
+    task = pickle.loads(pickle.dumps((execution.perform, TargetRef(info), SCENARIOS[0])))
+    assert task[1] == TargetRef(info)
+    assert rebuilt(TargetRef(info)).info == info
+    isolated = ProcessIsolated("reference", ReferenceTarget()).info
+    assert isinstance(rebuilt(TargetRef(isolated)), ProcessIsolated)
+
+
+def test_a_worker_refuses_a_target_it_does_not_have_or_that_is_not_the_same() -> None:
+    info = ReferenceTarget.info
+    with pytest.raises(WorkerMismatch, match=r"^target nowhere-sdk on worker .*unknown target"):
+        rebuilt(TargetRef(replace(info, name="nowhere-sdk")))
+    with pytest.raises(
+        WorkerMismatch, match=r"its version is '[^']+' there, '0\.0-elsewhere' here"
+    ):
+        rebuilt(TargetRef(replace(info, version="0.0-elsewhere")))
+
+
+def test_an_adapter_error_is_a_result_and_the_same_error_in_another_process() -> None:
+    class RaisesAtStart:
+        info = replace(ReferenceTarget.info, name="startless")
+
+        def start(self, *_: object) -> None:
+            raise OSError("cannot open the work directory")
+
+    scenario = load_scenario(RESTARTS)
+    error = scenario_run(RaisesAtStart(), ("twin-calls", scenario.model_dump_json()))
+    assert isinstance(error, AdapterError)
+    assert error.kind == "start"
+    copy = pickle.loads(pickle.dumps(error))
+    assert type(copy) is AdapterError
+    assert (str(copy), copy.to_json(), copy.target) == (str(error), error.to_json(), "startless")
+
+
+def test_the_execution_is_chosen_by_option_then_environment() -> None:
+    with connect(None, None, {}) as here:
+        assert here.executor is None
+    with pytest.raises(execution.Unavailable, match="tcp://elsewhere:8786"):
+        with_no_dask(
+            lambda: connect(None, None, {"DASK_SCHEDULER_ADDRESS": "tcp://elsewhere:8786"})
+        )
+
+
+def with_no_dask(call: Callable[[], object]) -> object:
+    saved = sys.modules.get("distributed")
+    sys.modules["distributed"] = None  # type: ignore[assignment]
+    try:
+        return call()
+    finally:
+        if saved is None:
+            del sys.modules["distributed"]
+        else:
+            sys.modules["distributed"] = saved
+
+
+@pytest.mark.parametrize("command", ["check", "faults"])
+def test_a_scheduler_without_the_dask_extra_is_one_line_and_exit_2(
+    command: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    arguments = [command, "--target", "reference", "--reports", str(tmp_path)]
+    assert main([*arguments, "--scheduler", "tcp://127.0.0.1:8786"]) == EXIT_BAD_INPUT
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("--scheduler tcp://127.0.0.1:8786: needs the dask extra (pip install")
+    assert list(tmp_path.iterdir()) == []  # nothing ran, no report
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", "tcp://127.0.0.1:8787")
+    assert main(arguments) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err.startswith("--scheduler tcp://127.0.0.1:8787: needs the dask")
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["--workers", "0"], "--workers: expected a whole number >= 1, got '0'"),
+        (["--workers", "2", "--scheduler", "tcp://127.0.0.1:8786"], "not allowed with argument"),
+        (["--workers", "two"], "--workers: expected a whole number >= 1, got 'two'"),
+    ],
+)
+def test_bad_execution_options_are_one_line_and_exit_2(
+    options: list[str], expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["check", "--target", "reference", "--reports", str(tmp_path), *options]
+    assert main(arguments) == EXIT_BAD_INPUT
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert expected in error
+    assert list(tmp_path.iterdir()) == []
