@@ -14,6 +14,6 @@ FRAMEWORK_TESTS = {
     "tests/test_langgraph_target.py": "langgraph",
     "tests/test_openai_agents_target.py": "agents",
 }
-# the tests that start a Dask cluster need the dask extra, which the test extra brings
+# the tests that start a Dask cluster need the dask extra (tox -e dask): collected only there
 OPTIONAL_TESTS = {**FRAMEWORK_TESTS, "tests/test_cluster.py": "distributed"}
 collect_ignore = [path for path, module in OPTIONAL_TESTS.items() if find_spec(module) is None]
