@@ -16,23 +16,12 @@ damage to bytes, not to JSON.
 from __future__ import annotations
 
 import json
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, get_args
 
 # the names and what each means are part of the scenario language
-from scenarios.model import CORRUPTIONS
+from scenarios.model import CORRUPTIONS, FormatSpecificCorruption
 
-FORMAT_SPECIFIC: Final = frozenset(
-    {
-        "schema_version_other",
-        "schema_version_missing",
-        "schema_version_newer",
-        "payload_missing",
-        "field_missing",
-        "type_swap",
-        "previous_shape",
-        "conversation_manager_other",
-    }
-)
+FORMAT_SPECIFIC: Final = frozenset(get_args(FormatSpecificCorruption))
 # what any stored JSON document can suffer, whatever its format
 GENERIC: Final = frozenset(CORRUPTIONS) - FORMAT_SPECIFIC
 

@@ -44,8 +44,9 @@ def field_path(location: Location) -> str:
     return text
 
 
-# the damage a corrupt step does to a stored continuation (fakes.corruption applies it)
-Corruption = Literal[
+# the damage a corrupt step does to a stored continuation (fakes.corruption applies it): what
+# each target words in its own stored shape, then what any stored JSON document can suffer
+FormatSpecificCorruption = Literal[
     "schema_version_other",
     "schema_version_missing",
     "schema_version_newer",
@@ -54,6 +55,8 @@ Corruption = Literal[
     "type_swap",
     "previous_shape",
     "conversation_manager_other",
+]
+GenericCorruption = Literal[
     "truncated",
     "deleted",
     "foreign",
@@ -61,6 +64,7 @@ Corruption = Literal[
     "value_swapped",
     "document_truncated",
 ]
+Corruption = Literal[FormatSpecificCorruption, GenericCorruption]
 CORRUPTIONS: Final[tuple[str, ...]] = get_args(Corruption)
 DESCRIPTIONS: Final[dict[str, str]] = {
     "schema_version_other": "the schema version is one the code does not know",
