@@ -7,8 +7,9 @@ witness of that target version (``harness.findings``), and otherwise names its f
 counterexample.  The run fails on a violation no witness matches, on a recorded witness that no
 longer shows, and on a finding recorded for a regression file whose content has changed.
 
-Each scenario on each target is a task (``harness.execution``): they run in this process, in
-local processes or on a cluster, and are judged in the same order whichever ran them.
+Each distinct run a target's scenarios need is a task (``harness.execution.RunPlan``): a
+scenario, or its restart-free control; they run in this process, in local processes or on a
+cluster, and the scenarios are judged in the same order whichever ran them.
 
 A scenario whose adapter broke the contract (``harness.runner.AdapterError``) is not judged: it is
 listed as an adapter error of its target, a verdict of its own that no finding excuses, and the
@@ -25,7 +26,7 @@ from harness.checkers import CHECKERS, Violation, applicable
 from harness.execution import IN_PROCESS, Execution
 from harness.findings import Folders, Observed, Verdict, judge_findings, load_document, observe
 from harness.history import History
-from harness.runner import AdapterError, scenario_run
+from harness.runner import AdapterError, RunPlan, record_run
 from harness.targets.base import Target
 from scenarios.model import Scenario
 
@@ -83,17 +84,14 @@ def judge(
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}
     total = sum(map(len, lists.values()))
-    outcomes = execution.map(
-        scenario_run,
-        [
-            (target, (name, scenario.model_dump_json()))
-            for target in targets
-            for name, scenario in lists[target.info.name]
-        ],
+    plans = [RunPlan(target, lists[target.info.name]) for target in targets]
+    recorded = execution.map(
+        record_run, [(plan.target, task) for plan in plans for task in plan.tasks]
     )
     done = 0
-    for target in targets:
-        info = target.info
+    for plan in plans:
+        info = plan.target.info
+        outcomes = plan.histories(recorded)
         scenarios = lists[info.name]
         result.targets.append(
             {

@@ -14,7 +14,8 @@ not on the implementation: it is never a violation and no finding excuses it.
 from __future__ import annotations
 
 import traceback
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,37 +77,130 @@ def run_scenario(
     """The history of ``scenario`` on ``target``, with its restart-free control where it has one
     (and ``with_control``: a campaign whose checker never looks at the control skips it);
     ``AdapterError`` when the adapter breaks the contract."""
-    info = target.info
-    target_json = {
-        "name": info.name,
-        "version": info.version,
-        "capabilities": sorted(info.capabilities),
-    }
-    scenario_json = scenario.model_dump(mode="json", exclude_defaults=True)
-    missing = missing_capabilities(info, scenario)
-    if missing:
-        return History(name, scenario_json, target_json, (), None, tuple(missing))
-    steps = _record(target, scenario, name)
-    control = None
-    if with_control and has_control(scenario):
-        control_scenario = scenario.without_restarts()
-        control = History(
-            name,
-            control_scenario.model_dump(mode="json", exclude_defaults=True),
-            target_json,
-            _record(target, control_scenario, name, control=True),
-        )
-    return History(name, scenario_json, target_json, steps, control)
+    plan = RunPlan(target, [(name, scenario)], with_control=with_control)
+    outcome = next(plan.histories(record_run(target, task) for task in plan.tasks))
+    if isinstance(outcome, AdapterError):
+        raise outcome
+    return outcome
 
 
-def scenario_run(target: Target, task: tuple[str, str]) -> History | AdapterError:
-    """``run_scenario`` as a task (``harness.execution``): the scenario's name and JSON in; its
-    history out, or the adapter error the run raised, returned as a result like any other."""
-    name, scenario = task
+RunTask = tuple[str, str, bool]  # a scenario's name, the JSON of what is run, whether a control
+Recorded = tuple[StepRecord, ...] | AdapterError
+
+
+def record_run(target: Target, task: RunTask) -> Recorded:
+    """One recorded run as a task (``harness.execution``): a scenario (or a restart-free control)
+    as JSON in; its steps out, or the adapter error the run raised, returned as a result."""
+    name, scenario, control = task
     try:
-        return run_scenario(target, Scenario.model_validate_json(scenario), name)
+        return _record(target, Scenario.model_validate_json(scenario), name, control=control)
     except AdapterError as error:
         return error
+
+
+class RunPlan:
+    """The runs a list of scenarios needs on one target, each distinct run once.
+
+    Every scenario is run, and one with a control (``has_control``) is run again without its
+    restarts.  The same run is often needed more than once: a scenario drawn twice under two
+    names, or scenarios that differ only in where they restart, which share one restart-free
+    control.  A run depends on the scenario and the target alone (the determinism check holds
+    every history to the same bytes, run after run, quiet or under load), so each distinct run is
+    recorded once and serves every history that needs it."""
+
+    def __init__(
+        self,
+        target: Target,
+        scenarios: Sequence[tuple[str, Scenario]],
+        *,
+        with_control: bool = True,
+    ) -> None:
+        info = target.info
+        self.target_json = {
+            "name": info.name,
+            "version": info.version,
+            "capabilities": sorted(info.capabilities),
+        }
+        self.target = target
+        self.scenarios = scenarios
+        self.tasks: list[RunTask] = []  # each distinct run, in the order scenarios first need it
+        self._needs: list[_Needs] = []
+        planned: set[str] = set()
+        for name, scenario in scenarios:
+            missing = tuple(missing_capabilities(info, scenario))
+            if missing:
+                self._needs.append(_Needs(None, None, missing))
+                continue
+            needs = _Needs(
+                scenario.model_dump_json(),
+                scenario.without_restarts().model_dump_json()
+                if with_control and has_control(scenario)
+                else None,
+            )
+            self._needs.append(needs)
+            for run, control in ((needs.run, False), (needs.control, True)):
+                if run is not None and run not in planned:
+                    planned.add(run)
+                    self.tasks.append((name, run, control))
+
+    def histories(self, recorded: Iterator[Recorded]) -> Iterator[History | AdapterError]:
+        """Each scenario's history, or the adapter error that kept it from having one, in the
+        scenarios' order, from the results of ``tasks`` in their order: read as needed, and all
+        of them by the time the last scenario's comes (plans may share one iterator, one after
+        the other)."""
+        tasks = iter(self.tasks)
+        results: dict[str, Recorded] = {}
+
+        def result(run: str) -> Recorded:
+            while run not in results:
+                results[next(tasks)[1]] = next(recorded)
+            return results[run]
+
+        last = len(self.scenarios) - 1
+        for index, ((name, scenario), needs) in enumerate(
+            zip(self.scenarios, self._needs, strict=True)
+        ):
+            history = self._history(name, scenario, needs, result)
+            if index == last:  # a run no scenario asked for in the end (after an adapter error)
+                for _ in tasks:
+                    next(recorded)
+            yield history
+
+    def _history(
+        self, name: str, scenario: Scenario, needs: _Needs, result: Callable[[str], Recorded]
+    ) -> History | AdapterError:
+        scenario_json = scenario.model_dump(mode="json", exclude_defaults=True)
+        if needs.run is None:
+            return History(name, scenario_json, self.target_json, (), None, needs.missing)
+        steps = result(needs.run)
+        if isinstance(steps, AdapterError):
+            return _of(steps, name, control=False)
+        if needs.control is None:
+            return History(name, scenario_json, self.target_json, steps)
+        control_steps = result(needs.control)
+        if isinstance(control_steps, AdapterError):
+            return _of(control_steps, name, control=True)
+        control_json = scenario.without_restarts().model_dump(mode="json", exclude_defaults=True)
+        control = History(name, control_json, self.target_json, control_steps)
+        return History(name, scenario_json, self.target_json, steps, control)
+
+
+def _of(error: AdapterError, scenario: str, *, control: bool) -> AdapterError:
+    """A run's adapter error as the error of one scenario that needed the run."""
+    if (error.scenario, error.control) == (scenario, control):
+        return error
+    named = replace(error, scenario=scenario, control=control)
+    named.__cause__ = error.__cause__
+    return named
+
+
+@dataclass(frozen=True)
+class _Needs:
+    """What one scenario needs run: its run and its control, as JSON (None: not run)."""
+
+    run: str | None
+    control: str | None
+    missing: tuple[str, ...] = ()  # the capabilities it needs and the target lacks
 
 
 def has_control(scenario: Scenario) -> bool:
