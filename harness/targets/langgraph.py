@@ -421,11 +421,15 @@ class LangGraphSession(RecordedSession):
         self, interrupts: Sequence[Any], where: dict[str, tuple[str, ...]]
     ) -> tuple[PendingInterrupt, ...]:
         """The interrupts of one step, once each, under their handles, in the order of where
-        they were raised."""
+        they were raised; interrupts alike in that are shown in the order this session first
+        saw them (after a step that raised none of them, LangGraph's own order of the same
+        question asked twice at one place follows its time-based task ids)."""
+        seen = {real: number for number, real in enumerate(self._real_ids().values())}
 
-        def place(interrupt: Any) -> tuple[tuple[str, ...], str, int]:
+        def place(interrupt: Any) -> tuple[tuple[str, ...], str, int, int]:
             value = json.dumps(interrupt.value, sort_keys=True)
-            return where.get(interrupt.id, ()), value, self._raised_as(interrupt)
+            first = seen.get(interrupt.id, len(seen))
+            return where.get(interrupt.id, ()), value, self._raised_as(interrupt), first
 
         shown: dict[str, PendingInterrupt] = {}
         for interrupt in sorted(interrupts, key=place):
