@@ -2,7 +2,8 @@
 a pool of local processes (``--workers N``), or on a Dask cluster (``--scheduler
 tcp://HOST:PORT``, or the ``DASK_SCHEDULER_ADDRESS`` environment variable).
 
-A task is one scenario on one target with its control (check), or one campaign case (faults).
+A task is one run of a scenario or of its restart-free control on one target (check, planned by
+``harness.runner.RunPlan``), or one campaign case (faults).
 It travels as data: the target's ``TargetInfo``, which a worker rebuilds the target from by name
 (``harness.targets.registry.get``, refusing one that is not the same: not installed there,
 broken, or another release), and the item, which holds the scenario as JSON.  Results come back
