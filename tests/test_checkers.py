@@ -557,6 +557,31 @@ def test_i7_an_ephemeral_sub_agent_starts_a_later_call_with_earlier_calls_histor
     ]
 
 
+def test_i7_an_ephemeral_sub_agent_starts_a_later_call_with_an_earlier_calls_provider_state() -> (
+    None
+):
+    def call(**model_state: Any) -> list[Step]:
+        return [
+            run(
+                shows=[ask("deploy-a")],
+                requests=[request("orchestrator/worker_a", 1, turn=0, **model_state)],
+            ),
+            answer("deploy-a", ran=("deploy-a",), stored=stored(48)),
+        ]
+
+    fresh = history(*call(), *call())
+    leaked = history(*call(), *call(response_id="resp-1"), *call(response_id="resp-2"))
+
+    assert violations("I7", fresh) == []
+    assert [(v.step, v.expected, v.seen) for v in violations("I7", leaked)] == [
+        (
+            2,
+            "orchestrator/worker_a starts each call with no provider state",
+            'orchestrator/worker_a started a call with provider state {"response_id": "resp-1"}',
+        )
+    ]
+
+
 def test_i7_a_preserve_context_sub_agent_may_carry_its_history() -> None:
     grows = history(
         run(shows=[ask("invite")], requests=[request("orchestrator/secretary", 1)]),

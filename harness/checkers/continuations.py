@@ -59,29 +59,26 @@ def bounded_continuation(history: History) -> list[Violation]:
 
     (a) After a step that ends the turn no continuation is stored.  (b) An ephemeral
     (preserve_context=False) sub-agent starts every call from its prompt alone: the first model
-    request of each of its calls carries one message.  Its parked turn, hence its continuation,
-    then holds only that call, however many calls came before.  (Comparing sizes instead would
-    confuse a later call with a later point of the same call.)  (c) After a step that ends the
-    turn, the root's interrupt record is no larger than the smallest seen at an earlier interrupt.
+    request of each of its calls carries one message and no provider state (a response id of an
+    earlier call would make a stateful provider continue that call's conversation).  Its parked
+    turn, hence its continuation, then holds only that call, however many calls came before.
+    (Comparing sizes instead would confuse a later call with a later point of the same call.)
+    (c) After a step that ends the turn, the root's interrupt record is no larger than the
+    smallest seen at an earlier interrupt.
     """
     ephemeral = _ephemeral_paths(tree_of(history))
     smallest_record: int | None = None
     found: list[Violation] = []
-    carried: set[str] = set()
+    carried: set[tuple[str, str]] = set()  # (agent, what it carried): each reported once
     for step in history.steps:
         for request in step.requests:
             agent = str(request.get("agent"))
-            first_of_call = request.get("turn") == 0
-            carries_history = first_of_call and request.get("messages") != 1
-            if agent in ephemeral and carries_history and agent not in carried:
-                carried.add(agent)
-                found.append(
-                    BOUNDED_CONTINUATION.violation(
-                        step.index,
-                        f"{agent} starts each call from its prompt alone (1 message)",
-                        f"{agent} started a call with {request.get('messages')} messages",
-                    )
-                )
+            if agent not in ephemeral or request.get("turn") != 0:
+                continue
+            for what, expected, seen in _carried_into_a_call(agent, request):
+                if (agent, what) not in carried:
+                    carried.add((agent, what))
+                    found.append(BOUNDED_CONTINUATION.violation(step.index, expected, seen))
         if step.stored is None:
             continue
         stop_reason = step.observed.get("stop_reason") if is_conversation(step) else None
@@ -107,6 +104,31 @@ def bounded_continuation(history: History) -> list[Violation]:
         if stop_reason == "interrupt":
             smallest_record = record if smallest_record is None else min(smallest_record, record)
     return found
+
+
+def _carried_into_a_call(agent: str, request: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """What the first request of an ephemeral call brought from earlier calls: (what, expected,
+    seen) for its messages beyond the prompt and for provider state."""
+    carried = []
+    if request.get("messages") != 1:
+        carried.append(
+            (
+                "messages",
+                f"{agent} starts each call from its prompt alone (1 message)",
+                f"{agent} started a call with {request.get('messages')} messages",
+            )
+        )
+    state = request.get("model_state") or {}
+    if state:
+        text = json.dumps(state, sort_keys=True, ensure_ascii=False)
+        carried.append(
+            (
+                "provider state",
+                f"{agent} starts each call with no provider state",
+                f"{agent} started a call with provider state {text}",
+            )
+        )
+    return carried
 
 
 def _requests(steps: tuple[StepRecord, ...]) -> list[tuple[int, Request]]:
