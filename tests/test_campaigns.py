@@ -250,13 +250,11 @@ def test_the_fault_document_is_the_same_for_the_same_seed() -> None:
 def one_crash_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
     """The command's crash campaign on one regression file, not all of them (tox -e faults
     runs them all): these tests are about the command, not the campaign."""
-    import harness.cli
+    from harness.commands import faults
     from scenarios.loading import REGRESSIONS, load_scenario
 
     path = REGRESSIONS / "colliding-ids.yaml"
-    monkeypatch.setattr(
-        harness.cli, "_scenarios_from", lambda paths: [(path.stem, load_scenario(path))]
-    )
+    monkeypatch.setattr(faults, "scenarios_from", lambda paths: [(path.stem, load_scenario(path))])
 
 
 @pytest.mark.usefixtures("one_crash_scenario")

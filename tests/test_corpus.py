@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 
 from fakes.corruption import CORRUPTIONS
-from harness import cli
 from harness.cli import main
+from harness.commands.planning import generated
 from harness.targets import langgraph, openai_agents, registry, strands
 from harness.targets.base import CAPABILITIES
 from scenarios import corpus
@@ -217,7 +217,7 @@ def test_check_draws_a_sample_no_file_was_drawn_within_and_says_so(
 
     monkeypatch.setattr(corpus, "draw", drawn)
     narrow = frozenset({"restart"})
-    assert cli._generated("ci", narrow, "custom-") == [
+    assert generated("ci", narrow, "custom-") == [
         ("generated-custom-000", committed(FILES[0])[0][1])
     ]
     assert asked == [("ci", narrow)]
@@ -225,7 +225,7 @@ def test_check_draws_a_sample_no_file_was_drawn_within_and_says_so(
     assert len(err.splitlines()) == 1
     assert "no sample drawn within custom's capabilities; drawing it with hypothesis" in err
     # the other profiles are drawn, and say nothing
-    assert cli._generated("dev", None, "")[0][0] == "generated-000"
+    assert generated("dev", None, "")[0][0] == "generated-000"
     assert asked[-1] == ("dev", None)
     assert capsys.readouterr().err == ""
 
@@ -237,7 +237,7 @@ def test_check_runs_the_committed_file_not_a_new_draw(monkeypatch: pytest.Monkey
     monkeypatch.setattr(corpus, "draw", refuse)
     for path in FILES:
         within = corpus.header(path, "ci")["capabilities"]
-        assert cli._generated("ci", within, "") == committed(path)
+        assert generated("ci", within, "") == committed(path)
 
 
 GOOD_HEADER = {

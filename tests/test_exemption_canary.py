@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from harness.checkers import check
-from harness.cli import _generated
+from harness.commands.planning import generated as generated_sample
 from harness.findings import (
     FINDINGS,
     FindingsFile,
@@ -56,7 +56,7 @@ def variant_runs() -> dict[str, list[Observed]]:
     """Each variant's runs of the regression files and a part of the ci sample (run once,
     judged often)."""
     regressions = load_all(regression_files())
-    generated = _generated("ci", None, "")[::EVERY]
+    generated = generated_sample("ci", None, "")[::EVERY]
     drawn = {name for name, _ in generated}
     runs: dict[str, list[Observed]] = {}
     for variant in VARIANTS:

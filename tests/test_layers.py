@@ -2,6 +2,9 @@
 
     fakes  <-  reference  <-  targets  <-  runner  ->  history  ->  checkers  ->  reports
 
+and above them all the command line (``harness.cli`` and the commands it dispatches to), which
+nothing below imports; a command imports no other command, only the modules they share.
+
 The reference is pure (it imports nothing of the project but itself), the scenario language knows
 nothing of the harness or the fakes (the fakes read its vocabulary: a corruption's name), the
 checkers judge a recorded history and never see a target, and the targets never reach up into
@@ -82,6 +85,41 @@ def crossings(graph: dict[str, frozenset[str]], layer: str, forbidden: list[str]
     )
 
 
+COMMAND_LINE = ("harness.cli", "harness.commands")
+# the modules of harness.commands that several commands share; every other one is a command
+SHARED_BY_COMMANDS = {
+    f"harness.commands.{name}" for name in ("inputs", "options", "planning", "outputs", "progress")
+}
+
+
+def reaching_up_to_the_command_line(graph: dict[str, frozenset[str]]) -> list[str]:
+    """Imports of the command line from anywhere but the command line (and ``__main__``)."""
+    return sorted(
+        f"{module} imports {imported}"
+        for module, imported_modules in graph.items()
+        if module != "harness.__main__" and not any(inside(module, top) for top in COMMAND_LINE)
+        for imported in imported_modules
+        if any(inside(imported, top) for top in COMMAND_LINE)
+    )
+
+
+def command_to_command(graph: dict[str, frozenset[str]]) -> list[str]:
+    """Imports of one command's module by another command's."""
+    commands = {
+        module
+        for module in graph
+        if inside(module, "harness.commands")
+        and module != "harness.commands"
+        and module not in SHARED_BY_COMMANDS
+    }
+    return sorted(
+        f"{module} imports {imported}"
+        for module in commands
+        for imported in graph[module]
+        if imported in commands
+    )
+
+
 def cycle(graph: dict[str, frozenset[str]]) -> str | None:
     """One import cycle, as "a -> b -> a", or None."""
     for start in sorted(graph):
@@ -105,6 +143,32 @@ def test_a_layer_imports_nothing_above_it(layer: str, forbidden: list[str]) -> N
 
 def test_no_module_imports_itself_through_others() -> None:
     assert cycle(imports()) is None
+
+
+def test_nothing_below_the_command_line_imports_it() -> None:
+    assert reaching_up_to_the_command_line(imports()) == []
+
+
+def test_a_command_imports_no_other_command() -> None:
+    graph = imports()
+    assert {"harness.commands.check", "harness.commands.record"} <= set(graph)  # it reads them
+    assert set(graph) >= SHARED_BY_COMMANDS
+    assert command_to_command(graph) == []
+
+
+def test_the_reading_sees_the_command_line_imported_from_below() -> None:
+    graph = {
+        "harness.__main__": frozenset({"harness.cli"}),
+        "harness.cli": frozenset({"harness.commands.check", "harness.commands.run"}),
+        "harness.commands.check": frozenset({"harness.commands.inputs", "harness.commands.run"}),
+        "harness.commands.run": frozenset({"harness.commands.inputs"}),
+        "harness.commands.inputs": frozenset(),
+        "harness.report": frozenset({"harness.commands.inputs"}),
+    }
+    assert reaching_up_to_the_command_line(graph) == [
+        "harness.report imports harness.commands.inputs"
+    ]
+    assert command_to_command(graph) == ["harness.commands.check imports harness.commands.run"]
 
 
 def test_the_reading_sees_a_cycle_and_a_crossing() -> None:

@@ -1,0 +1,106 @@
+"""``check``: run every scenario on every chosen target; write reports/conformance.*."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.commands.inputs import (
+    EXIT_ADAPTER_ERROR,
+    EXIT_BAD_INPUT,
+    EXIT_HOLDS,
+    EXIT_VIOLATIONS,
+    check_findings_files,
+    connect,
+    findings_search_path,
+    loaded_targets,
+)
+from harness.commands.options import (
+    Commands,
+    add_command,
+    execution_options,
+    findings_option,
+    isolation_option,
+    shown,
+    summary_option,
+)
+from harness.commands.outputs import write_reports
+from harness.commands.planning import PROFILES, planned
+from harness.commands.progress import Progress, interactive
+from harness.conformance import judge
+from harness.determinism import DIGESTS, digest_lines
+from harness.report import conformance_document, write_atomically
+from scenarios.loading import REGRESSIONS
+
+
+def add_parser(commands: Commands) -> None:
+    check = add_command(
+        commands,
+        "check",
+        run,
+        help="run scenarios on targets and write the conformance reports",
+        description="Run every scenario on every chosen target; write reports/conformance.*.",
+    )
+    check.add_argument(
+        "--target",
+        action="append",
+        metavar="T",
+        help="a target to check (repeatable; default: every installed target)",
+    )
+    check.add_argument(
+        "--scenarios",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help=f"a scenario file or a folder of them (repeatable; default: {shown(REGRESSIONS)})",
+    )
+    isolation_option(check)
+    findings_option(check, "a folder of findings files to judge by, besides the bundled one")
+    check.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="also run the generated scenarios a derandomized run of this hypothesis profile "
+        "draws (ci: 200 + 200, the sample committed in scenarios/corpus/ci/, the same on every "
+        "machine), and write reports/generator-stats.md",
+    )
+    check.add_argument(
+        "--reports",
+        type=Path,
+        default=Path("reports"),
+        metavar="DIR",
+        help="where to write conformance.md and conformance.json (default: reports)",
+    )
+    summary_option(check)
+    execution_options(check, "each scenario on each target")
+
+
+def run(arguments: argparse.Namespace) -> int:
+    targets, broken = loaded_targets(arguments.target, arguments.isolation)
+    folders = findings_search_path(arguments.findings)
+    check_findings_files(targets, folders)
+    scenarios, own, generated, stats = planned(arguments, targets)
+    for problem in broken:  # refused, while the others run
+        print(problem.refusal, file=sys.stderr)
+    if not targets:
+        return EXIT_BAD_INPUT
+    progress = Progress() if interactive() else None
+    with connect(arguments) as where:
+        result = judge(
+            targets, scenarios, progress, own, generated, findings=folders, execution=where
+        )
+    if stats is not None:
+        write_atomically(arguments.reports / "generator-stats.md", stats)
+    if progress is not None:
+        progress.finish()
+    for errors in result.adapter_errors.values():
+        for error in errors:
+            print(error, file=sys.stderr)
+    document = conformance_document(result)
+    write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
+    write_reports(arguments.reports, document, summarised=arguments.summary)
+    if broken:
+        return EXIT_BAD_INPUT
+    if result.broken_adapters:
+        return EXIT_ADAPTER_ERROR
+    return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS

@@ -1,0 +1,62 @@
+"""``generate``: draw the ci sample of generated scenarios and write it to scenarios/corpus/."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hypothesis import __version__ as hypothesis_version
+
+from harness.commands.inputs import EXIT_HOLDS
+from harness.commands.options import Commands, add_command, shown
+from harness.report import write_atomically
+from harness.targets import registry
+from scenarios import corpus
+from scenarios.strategies import Capabilities
+
+
+def add_parser(commands: Commands) -> None:
+    generate = add_command(
+        commands,
+        "generate",
+        run,
+        help="draw the ci sample of generated scenarios and write it to scenarios/corpus/",
+        description="Draw the sample that check --profile ci runs, with the installed "
+        "hypothesis: the shared one, and one for each narrower set of capabilities a built-in "
+        "target draws its own within; write each as JSON lines under CORPUS/PROFILE/ (and remove "
+        "the folder's other .jsonl files).  The files are committed: a new sample is a reviewed "
+        "change, and the findings files' classes must be triaged again against it.",
+    )
+    generate.add_argument(
+        "--profile", choices=corpus.COMMITTED, default="ci", help="the profile (default: ci)"
+    )
+    generate.add_argument(
+        "--corpus",
+        type=Path,
+        default=corpus.CORPUS,
+        metavar="CORPUS",
+        help=f"where to write (default: {shown(corpus.CORPUS)})",
+    )
+
+
+def run(arguments: argparse.Namespace) -> int:
+    profile, folder = arguments.profile, corpus.folder(arguments.profile, arguments.corpus)
+    stems: dict[Capabilities, str] = {None: corpus.SHARED}
+    for name, expressible in registry.built_in_expressible().items():
+        stems.setdefault(corpus.drawn_within(expressible), f"{corpus.SHARED}-{name}")
+    written = []
+    for capabilities, stem in stems.items():
+        drawn = corpus.draw(profile, capabilities)
+        path = folder / f"{stem}.jsonl"
+        write_atomically(path, corpus.render(profile, capabilities, drawn))
+        written.append(path)
+        within = "every capability" if capabilities is None else ", ".join(sorted(capabilities))
+        print(f"{shown(path)}: {len(drawn)} scenarios drawn within {within}")
+    for stale in sorted(set(corpus.files(profile, arguments.corpus)) - set(written)):
+        stale.unlink()
+        print(f"{shown(stale)}: removed (no built-in target draws within its capabilities)")
+    print(
+        f"drawn with hypothesis {hypothesis_version}: review the diff, then run check --profile "
+        f"{profile} on every target and triage its findings again"
+    )
+    return EXIT_HOLDS

@@ -1,0 +1,113 @@
+"""What the commands read before anything runs: targets, scenario files, the findings path.
+
+Input the user must fix is raised as :class:`BadInput`, whose message is the one line to show
+(exit 2), before anything runs and before any report is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness import execution
+from harness.findings import FindingsFileError, load_findings
+from harness.findings_search import search_path
+from harness.isolation import ProcessIsolated
+from harness.targets import registry
+from harness.targets.base import Target
+from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, regression_files
+from scenarios.model import Scenario
+
+EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_ADAPTER_ERROR = 0, 1, 2, 3
+
+
+class BadInput(Exception):
+    """Input the user must fix; the message is the one line to show."""
+
+
+def targets_named(names: Sequence[str] | None, isolation: str = "in-process") -> list[Target]:
+    """The targets, every one of them loaded (else the first broken one's line, exit 2)."""
+    targets, broken = loaded_targets(names, isolation)
+    if broken:
+        raise BadInput(broken[0].refusal)
+    return targets
+
+
+def loaded_targets(
+    names: Sequence[str] | None, isolation: str = "in-process"
+) -> tuple[list[Target], list[registry.BrokenTarget]]:
+    """The targets that load, and the ones that do not (an unknown name is bad input)."""
+    chosen = list(dict.fromkeys(names or registry.available()))
+    targets: list[Target] = []
+    broken: list[registry.BrokenTarget] = []
+    for name in chosen:
+        try:
+            target = registry.get(name)
+        except registry.UnknownTarget as unknown:
+            raise BadInput(f"--target: {unknown.args[0]}") from None
+        except registry.BrokenTarget as problem:
+            broken.append(problem)
+            continue
+        targets.append(ProcessIsolated(name, target) if isolation == "process" else target)
+    return targets, broken
+
+
+def scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:
+    """The scenario files ``--scenarios`` names (default: the regression files), loaded."""
+    files: list[Path] = []
+    for path in paths or [REGRESSIONS]:
+        if path.is_dir():
+            found = regression_files(path)
+            if not found:
+                raise BadInput(f"--scenarios: {path} holds no .yaml, .yml or .json file")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise BadInput(f"--scenarios: {path} does not exist")
+    return [(path.stem, load(path)) for path in files]
+
+
+def load(path: Path) -> Scenario:
+    """One scenario file (a malformed one is bad input)."""
+    try:
+        return load_scenario(path)
+    except ScenarioFileError as problem:
+        raise BadInput(str(problem)) from None
+
+
+def findings_search_path(
+    given: Sequence[Path] | None, *, existing: bool = True
+) -> tuple[Path, ...]:
+    """The findings search path with the ``--findings`` folders (which must exist, unless
+    ``existing`` is false: record creates the one it writes into)."""
+    for folder in given or []:
+        if (existing or folder.exists()) and not folder.is_dir():
+            raise BadInput(f"--findings: {folder} is not a folder")
+    try:
+        return search_path(given or [])
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+
+
+def check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> None:
+    """Refuse, before anything runs, a findings file (or a recorded fault outcome) of these
+    targets that cannot be read."""
+    from harness.campaigns.expected import ExpectedError, load_expected
+
+    for target in targets:
+        try:
+            load_findings(target.info.findings_name, target.info.version, folders)
+            load_expected(target.info.findings_name, target.info.version)
+        except (FindingsFileError, ExpectedError) as problem:
+            raise BadInput(str(problem)) from None
+
+
+def connect(arguments: argparse.Namespace) -> execution.Execution:
+    """Where the tasks run, from ``--workers`` and ``--scheduler`` (an unreachable scheduler is
+    bad input)."""
+    try:
+        return execution.connect(arguments.workers, arguments.scheduler)
+    except execution.Unavailable as problem:
+        raise BadInput(str(problem)) from None

@@ -1,0 +1,153 @@
+"""``record``: write or update a target's findings file from a run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from harness.commands.inputs import (
+    EXIT_ADAPTER_ERROR,
+    EXIT_HOLDS,
+    EXIT_VIOLATIONS,
+    BadInput,
+    findings_search_path,
+    targets_named,
+)
+from harness.commands.options import (
+    Commands,
+    add_command,
+    findings_option,
+    isolation_option,
+    shown,
+)
+from harness.commands.planning import PROFILES, planned
+from harness.commands.progress import Progress, interactive
+from harness.conformance import judge
+from harness.findings import (
+    PLACEHOLDER,
+    FindingsFileError,
+    dump_findings_file,
+    findings_path,
+    load_document,
+    read_findings_file,
+    record,
+)
+from harness.findings_search import BUNDLED, locate
+from harness.report import write_atomically
+from scenarios.loading import REGRESSIONS
+
+
+def add_parser(commands: Commands) -> None:
+    recording = add_command(
+        commands,
+        "record",
+        run,
+        help="write or update a target's findings file from a run",
+        description="Run the scenarios on one target and write its findings file: each "
+        "regression file that shows violations is recorded with its digest and a witness per "
+        "violation (a new one with a placeholder explanation that check refuses until a person "
+        "writes one; an existing explanation is never overwritten).  Violations of generated "
+        "scenarios that no class covers are listed, for a person to write a class.  Exit 1 while "
+        "the file needs a person.",
+    )
+    recording.add_argument("--target", required=True, metavar="T", help="the target to record")
+    recording.add_argument(
+        "--scenarios",
+        action="append",
+        type=Path,
+        metavar="PATH",
+        help=f"a scenario file or a folder of them (repeatable; default: {shown(REGRESSIONS)})",
+    )
+    recording.add_argument(
+        "--profile",
+        choices=PROFILES,
+        help="also run this hypothesis profile's generated sample (its classes are checked)",
+    )
+    findings_option(
+        recording,
+        "the folder to write the target's findings file into (created if missing); further "
+        "ones are searched as for check (default: the folder on the findings path that holds "
+        "the file, else the bundled one)",
+    )
+    recording.add_argument(
+        "--findings-file",
+        type=Path,
+        metavar="PATH",
+        help="write this file instead (a draft: check reads only the findings path)",
+    )
+    isolation_option(recording)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    (target,) = targets_named([arguments.target], arguments.isolation)
+    info = target.info
+    folders = findings_search_path(arguments.findings, existing=False)
+    path = recorded_file(arguments, info.findings_name, info.version, folders)
+    try:
+        before = (
+            read_findings_file(path, info.findings_name, info.version, drafts=True)
+            if path.exists()
+            else None
+        )
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+    try:  # the target's own findings file, which the run is judged by, must be readable too
+        load_document(info.findings_name, info.version, folders, drafts=True)
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+    scenarios, own, generated, _ = planned(arguments, [target])
+    progress = Progress() if interactive() else None
+    result = judge([target], scenarios, progress, own, generated, drafts=True, findings=folders)
+    if progress is not None:
+        progress.finish()
+    for error in result.adapter_errors[info.name]:  # not judged: its findings are kept as they are
+        print(error, file=sys.stderr)
+    after, done = record(before, info.findings_name, info.version, result.runs[info.name])
+    header = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
+    comments = "\n".join(line for line in header[: first_field(header)] if line.startswith("#"))
+    write_atomically(path, dump_findings_file(after, comments))
+    print(f"{path}: recorded {len(done.added)}, dropped {len(done.removed)}")
+    for name in done.added:
+        print(f"  recorded `{name}` (its digest and a witness per violation)")
+    for name in done.removed:
+        print(f"  dropped `{name}`: it ran without a violation")
+    for name in done.unexplained:
+        print(f"  `{name}`: explanation still {PLACEHOLDER!r}: write why (check refuses it)")
+    for name, violation in done.uncovered:
+        print(
+            f"  no class covers {violation.invariant} `{name}` step {violation.step}: "
+            f"expected {violation.expected}; seen {violation.seen}"
+        )
+    if result.broken_adapters:
+        return EXIT_ADAPTER_ERROR
+    return EXIT_VIOLATIONS if done.unexplained or done.uncovered else EXIT_HOLDS
+
+
+def recorded_file(
+    arguments: argparse.Namespace, target: str, version: str, folders: Sequence[Path]
+) -> Path:
+    """The file ``record`` writes: ``--findings-file``; else the target's file in the first
+    ``--findings`` folder, which no other folder of the path may hold one for; else the file on
+    the path, or a new one in the bundled folder."""
+    if arguments.findings_file is not None:
+        return Path(arguments.findings_file)
+    try:
+        found = locate(target, version, folders)
+    except FindingsFileError as problem:
+        raise BadInput(str(problem)) from None
+    if not arguments.findings:
+        return found or findings_path(target, version, BUNDLED)
+    path = findings_path(target, version, arguments.findings[0])
+    if found is not None and found.resolve() != path.resolve():
+        raise BadInput(
+            f"{found}: the findings path already holds {target} {version}'s findings file; "
+            f"record into its folder (--findings {found.parent}) or move it"
+        )
+    return path
+
+
+def first_field(lines: Sequence[str]) -> int:
+    """Where the first YAML field of a findings file is (the comments above it are kept)."""
+    return next((i for i, line in enumerate(lines) if line and not line.startswith("#")), 0)

@@ -1,0 +1,45 @@
+"""``report``: merge conformance.json files (one per SDK version) into one side-by-side report."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from harness.commands.inputs import EXIT_ADAPTER_ERROR, EXIT_HOLDS, EXIT_VIOLATIONS, BadInput
+from harness.commands.options import Commands, add_command, reports_option, summary_option
+from harness.commands.outputs import write_reports
+from harness.report import merge
+
+
+def add_parser(commands: Commands) -> None:
+    report = add_command(
+        commands,
+        "report",
+        run,
+        help="merge conformance.json files (one per SDK version) into one side-by-side report",
+        description="Merge conformance.json files written by separate check runs (for example "
+        "one per SDK version) into one side-by-side conformance.md and conformance.json.",
+    )
+    report.add_argument("files", type=Path, nargs="+", metavar="FILE", help="conformance.json")
+    reports_option(report)
+    summary_option(report)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    documents = []
+    for path in arguments.files:
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as failure:
+            raise BadInput(f"{path}: cannot read: {failure.strerror}") from None
+        except ValueError:
+            raise BadInput(f"{path}: not JSON (expected a conformance.json)") from None
+        if not isinstance(document, dict) or not {"targets", "cells", "passes"} <= set(document):
+            raise BadInput(f"{path}: not a conformance report (expected targets, cells, passes)")
+        documents.append(document)
+    merged = merge(documents)
+    write_reports(arguments.reports, merged, summarised=arguments.summary)
+    if any(merged["adapter_errors"].values()):
+        return EXIT_ADAPTER_ERROR
+    return EXIT_HOLDS if merged["passes"] else EXIT_VIOLATIONS
