@@ -113,7 +113,7 @@ class Agent:
                     continue
                 if use["name"] not in self.tools:
                     raise TinyError(f"no tool named {use['name']!r}")
-                empty = {"answers": {}, "questions": [], "memory": {}}
+                empty: dict[str, Any] = {"answers": {}, "questions": [], "memory": {}}
                 slot = parked["waiting"].setdefault(key, empty)
                 try:
                     parked["results"][key] = self.tools[use["name"]](

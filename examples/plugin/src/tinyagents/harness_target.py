@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +77,7 @@ class TinyAgentsSession(RecordedSession):
             action.tool: self._action(path, action) for action in spec.actions
         }
         for sub in spec.sub_agents:
-            tools[sub.name] = agent_tool(
-                lambda state, sub=f"{path}/{sub.name}": self._agent(sub, state)
-            )
+            tools[sub.name] = agent_tool(partial(self._agent, f"{path}/{sub.name}"))
         core = ScriptedModel(path, agent_script(spec, "prompt"), self.journal)
         return Agent(scripted(core), tools, state)
 
