@@ -18,8 +18,18 @@ with ``--harness-findings DIR``):
 
 A file that looks like a scenario (``tree:`` or ``steps:`` at its top level) but cannot be read
 or parsed is a collection error, in the loader's one line, never silently left out.
-``--harness-regressions`` adds the harness's own regression files to the run.  Without
-``--harness-target`` the plugin collects nothing.
+``--harness-regressions`` adds the harness's own regression files to the run.
+
+``--harness-profile ci`` adds the profile's committed sample of generated scenarios
+(``scenarios/corpus/ci/``), one item per scenario and target: each target runs the file ``check
+--profile ci`` runs on it (the one drawn within its capabilities; when none is committed, the
+sample is drawn here, under the shared file).  A generated item is judged by the findings'
+classes: a violation no class's witness matches fails it; one they all match makes it an expected
+failure (non-strict: whether a drawn scenario shows a class is known only once it ran).  Whether
+each class still shows *somewhere* in the sample is a verdict on the whole sample, left to
+``python -m harness check --profile ci``.
+
+Without ``--harness-target`` the plugin collects nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ from harness.findings_search import search_path
 from harness.runner import AdapterError, run_scenario
 from harness.targets import registry
 from harness.targets.base import TargetInfo
+from scenarios import corpus
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario
 from scenarios.model import Scenario
 
@@ -68,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="also collect the harness's own regression scenarios",
     )
     group.addoption(
+        "--harness-profile",
+        metavar="NAME",
+        help="also run the committed sample of generated scenarios of this hypothesis profile "
+        f"({', '.join(corpus.COMMITTED)}: scenarios/corpus/NAME/), as check --profile does",
+    )
+    group.addoption(
         "--harness-findings",
         action="append",
         default=[],
@@ -83,6 +100,14 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if config.getoption("--harness-regressions"):
         config.args.append(str(REGRESSIONS))
+    profile = config.getoption("--harness-profile")
+    if profile is not None:
+        if profile not in corpus.COMMITTED:
+            raise pytest.UsageError(
+                f"--harness-profile: expected one of {', '.join(corpus.COMMITTED)} (a sample "
+                f"committed in scenarios/corpus/), got {profile!r}"
+            )
+        config.args += [str(path) for path in corpus.files(profile)]
     given: list[Path] = config.getoption("--harness-findings")
     for folder in given:
         if not folder.is_dir():
@@ -97,10 +122,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if not parent.config.getoption("--harness-target"):
         return None
+    if file_path.suffix == ".jsonl" and _in_profile(parent.config, file_path):
+        sample: CorpusFile = CorpusFile.from_parent(parent, path=file_path)
+        return sample
     if file_path.suffix not in {".yaml", ".yml"} or not _looks_like_scenario(file_path):
         return None
     collected: ScenarioFile = ScenarioFile.from_parent(parent, path=file_path)
     return collected
+
+
+def _in_profile(config: pytest.Config, path: Path) -> bool:
+    profile = config.getoption("--harness-profile")
+    return profile is not None and path.resolve().parent == corpus.folder(profile).resolve()
 
 
 def _looks_like_scenario(path: Path) -> bool:
@@ -141,18 +174,70 @@ class ScenarioFile(pytest.File):
             yield item
 
 
-def _recorded_finding(
-    config: pytest.Config, target: str, name: str, scenario: Scenario
-) -> FindingEntry | None:
-    """The finding recorded for this scenario (this content) on ``target``, if any; a target
-    or findings file that cannot be used is left to the item, which fails saying why."""
+class CorpusFile(pytest.File):
+    """A committed sample of generated scenarios: the items of each target that runs it."""
+
+    def collect(self) -> Iterator[ScenarioItem]:
+        profile = self.config.getoption("--harness-profile")
+        for target in self.config.getoption("--harness-target"):
+            info = _info(self.config, target)
+            if info is None:  # said once, on the shared file (its scenario files' items fail too)
+                if self.path.stem == corpus.SHARED:
+                    raise self.CollectError(_refusal(target))
+                continue
+            drawn = self._sample(profile, info)
+            if drawn is not None:
+                prefix = "" if corpus.drawn_within(info.expressible) is None else f"{target}-"
+                yield from self._items(target, corpus.named(drawn, prefix))
+
+    def _sample(self, profile: str, info: TargetInfo) -> corpus.Named | None:
+        """The sample ``info``'s target runs, if this file holds it (or, when no file does,
+        drawn here, on the shared file)."""
+        try:
+            found = corpus.find(profile, info.expressible)
+            if found is not None:
+                same = found.resolve() == self.path.resolve()
+                return corpus.read(self.path, profile) if same else None
+        except corpus.CorpusError as problem:
+            raise self.CollectError(str(problem)) from None
+        if self.path.stem != corpus.SHARED:
+            return None
+        return corpus.draw(profile, info.expressible)
+
+    def _items(self, target: str, named: corpus.Named) -> Iterator[ScenarioItem]:
+        for name, scenario in named:
+            yield ScenarioItem.from_parent(
+                self, name=f"{name}[{target}]", target=target, scenario=scenario, generated=True
+            )
+
+
+def _refusal(target: str) -> str:
+    """Why ``target`` cannot be loaded, in one line."""
+    try:
+        registry.get(target)
+    except registry.UnknownTarget as unknown:
+        return str(unknown)
+    except registry.BrokenTarget as broken:
+        return broken.refusal
+    return f"target {target} cannot be loaded"
+
+
+def _info(config: pytest.Config, target: str) -> TargetInfo | None:
     infos = config.stash[INFOS]
     if target not in infos:
         try:
             infos[target] = registry.get(target).info
         except (registry.UnknownTarget, registry.BrokenTarget):
             infos[target] = None
-    info = infos[target]
+    return infos[target]
+
+
+def _recorded_finding(
+    config: pytest.Config, target: str, name: str, scenario: Scenario
+) -> FindingEntry | None:
+    """The finding recorded for this scenario (this content) on ``target``, if any; a target
+    or findings file that cannot be used is left to the item, which fails saying why."""
+    info = _info(config, target)
     if info is None:
         return None
     try:
@@ -166,10 +251,15 @@ def _recorded_finding(
 
 
 class ScenarioItem(pytest.Item):
-    def __init__(self, *, target: str, scenario: Scenario, **kwargs: Any) -> None:
+    def __init__(
+        self, *, target: str, scenario: Scenario, generated: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.target = target
         self.scenario = scenario
+        self.generated = generated  # a drawn scenario, which the findings' classes judge
+        # a scenario file's name is its stem; a drawn one's, its name in the sample
+        self.scenario_name = self.name.rsplit("[", 1)[0] if generated else self.path.stem
 
     def runtest(self) -> None:
         try:
@@ -178,7 +268,7 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailure(str(unknown)) from None
         except registry.BrokenTarget as broken:
             raise ScenarioFailure(broken.refusal) from None
-        name = self.path.stem
+        name = self.scenario_name
         try:
             history = run_scenario(target, self.scenario, name)
         except AdapterError as error:  # the adapter's bug, not a verdict on the implementation
@@ -197,7 +287,7 @@ class ScenarioItem(pytest.Item):
             raise ScenarioFailure(str(problem)) from None
         violations = check(history)
         verdict = judge_findings(
-            document, [observe(history, self.scenario, violations, generated=False)]
+            document, [observe(history, self.scenario, violations, generated=self.generated)]
         )
         problems = [
             f"{v.invariant} {v.slug} at step {v.step}: expected {v.expected}; seen {v.seen}"
@@ -207,10 +297,13 @@ class ScenarioItem(pytest.Item):
             f"recorded finding no longer shows: {missing.witness.describe()} (update the "
             f"findings file of {info.findings_name} {info.version})"
             for missing in verdict.disappeared
+            if missing.recorded_class is None  # a class is judged on the whole sample
         ]
         problems += [f"recorded finding does not apply: {why}" for _, why in verdict.stale]
         if problems:
             raise ScenarioFailure("\n".join(problems))
+        if verdict.expected and self.generated:  # known only now: a non-strict expected failure
+            pytest.xfail(f"recorded finding: {verdict.expected[0].explanation}")
         if verdict.expected:
             raise RecordedFindingShown(verdict.expected[0].explanation)
 
@@ -222,7 +315,7 @@ class ScenarioItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, 0, f"scenario {self.path.stem} on {self.target}"
+        return self.path, 0, f"scenario {self.scenario_name} on {self.target}"
 
 
 class ScenarioFailure(Exception):
