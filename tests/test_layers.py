@@ -70,6 +70,8 @@ FORBIDDEN = [
     ),
     # judging findings needs the scenario classes, not the generators (and hypothesis)
     ("harness.findings", ["scenarios.statistics", "scenarios.strategies", "scenarios.corpus"]),
+    # mutation testing runs mutmut on the code in another process; it imports none of it
+    ("harness.mutation", ["harness", "scenarios", "fakes"]),
 ]
 
 
@@ -120,6 +122,26 @@ def command_to_command(graph: dict[str, frozenset[str]]) -> list[str]:
     )
 
 
+# the two runs of ``mutate``: each its own modules, beside what both share (``harness.mutation``
+# itself, ``mutants``, ``source``, ``reviews``, ``markdown``)
+MUTATION_RUNS = {
+    "round trip": {"harness.mutation.round_trip", "harness.mutation.round_trip_report"},
+    "sdk": {f"harness.mutation.{name}" for name in ("sdk", "classify", "sdk_run", "sdk_report")},
+}
+
+
+def run_to_run(graph: dict[str, frozenset[str]]) -> list[str]:
+    """Imports of one mutation run's modules by the other's."""
+    (one, other) = MUTATION_RUNS.values()
+    return sorted(
+        f"{module} imports {imported}"
+        for mine, theirs in ((one, other), (other, one))
+        for module in mine
+        for imported in graph.get(module, frozenset())
+        if imported in theirs
+    )
+
+
 def cycle(graph: dict[str, frozenset[str]]) -> str | None:
     """One import cycle, as "a -> b -> a", or None."""
     for start in sorted(graph):
@@ -154,6 +176,14 @@ def test_a_command_imports_no_other_command() -> None:
     assert {"harness.commands.check", "harness.commands.record"} <= set(graph)  # it reads them
     assert set(graph) >= SHARED_BY_COMMANDS
     assert command_to_command(graph) == []
+
+
+def test_the_two_mutation_runs_share_modules_but_not_each_others() -> None:
+    graph = imports()
+    assert set(graph) >= set().union(*MUTATION_RUNS.values())  # it reads them
+    assert run_to_run(graph) == []
+    mixed = {**graph, "harness.mutation.sdk_report": frozenset({"harness.mutation.round_trip"})}
+    assert run_to_run(mixed) == ["harness.mutation.sdk_report imports harness.mutation.round_trip"]
 
 
 def test_the_reading_sees_the_command_line_imported_from_below() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness import mutation
-from harness.mutation import Mutant, MutationError, Result
+from harness.mutation import mutants, round_trip, round_trip_report
+from harness.mutation.mutants import Mutant, MutationError, Result
 
 
 @pytest.mark.parametrize(
@@ -30,12 +30,12 @@ from harness.mutation import Mutant, MutationError, Result
     ],
 )
 def test_a_mutant_name_says_its_module_and_function(name: str, module: str, function: str) -> None:
-    assert mutation.parse_name(name) == (module, function)
+    assert mutants.parse_name(name) == (module, function)
 
 
 def test_a_name_that_is_not_mutmuts_is_refused() -> None:
     with pytest.raises(MutationError, match="not a mutmut 3 mutant name"):
-        mutation.parse_name("harness.reference.naming.quote")
+        mutants.parse_name("harness.reference.naming.quote")
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_a_name_that_is_not_mutmuts_is_refused() -> None:
     ],
 )
 def test_each_function_belongs_to_one_direction(module: str, function: str, direction: str) -> None:
-    assert mutation.direction(module, function) == direction
+    assert round_trip.direction(module, function) == direction
 
 
 @pytest.mark.parametrize(
@@ -66,12 +66,12 @@ def test_each_function_belongs_to_one_direction(module: str, function: str, dire
     ],
 )
 def test_mutmut_exit_codes(code: int | None, status: str) -> None:
-    assert mutation.status_of(code) == status
+    assert mutants.status_of(code) == status
 
 
 def mutant(name: str, status: str) -> Mutant:
-    module, function = mutation.parse_name(name)
-    return Mutant(name, module, function, status, mutation.direction(module, function))
+    module, function = mutants.parse_name(name)
+    return Mutant(name, module, function, status, round_trip.direction(module, function))
 
 
 QUOTE = "harness.reference.naming.x__quote__mutmut_5"
@@ -89,7 +89,7 @@ def test_a_reviewed_equivalent_survivor_passes_and_another_fails() -> None:
         diffs={STORE: "-    raise ValueError\n+    raise ValueError('XX')"},
         tests={"harness.reference.continuation.x_store": ["tests/test_continuation.py::t"]},
     )
-    report = mutation.document(result, {QUOTE: "letters are never escaped"}, since=None)
+    report = round_trip_report.document(result, {QUOTE: "letters are never escaped"}, since=None)
 
     assert report["scores"]["up"] == {"mutants": 2, "killed": 1, "equivalent": 1, "score": 1.0}
     assert report["scores"]["store"] == {"mutants": 2, "killed": 0, "equivalent": 0, "score": 0.0}
@@ -98,7 +98,7 @@ def test_a_reviewed_equivalent_survivor_passes_and_another_fails() -> None:
     assert report["passes"] is False
     [survivor] = [s for s in report["survivors"] if s["mutant"] == STORE]
     assert survivor["tests"] == ["tests/test_continuation.py::t"]
-    text = mutation.markdown(report)
+    text = round_trip_report.markdown(report)
     assert f"### `{STORE}` (store)" in text
     assert "- `harness.reference.naming.x__quote__mutmut_5`: letters are never escaped" in text
     assert text.endswith("Verdict: fails: survivors to kill or review, or stale reviews\n")
@@ -110,14 +110,14 @@ def test_a_review_of_a_killed_or_vanished_mutant_fails_the_run() -> None:
     result = Result([mutant(QUOTE, "survived"), mutant(killed, "killed")])
     reviews = {QUOTE: "letters are never escaped", killed: "was equivalent", gone: "was too"}
 
-    report = mutation.document(result, reviews, since=None)
+    report = round_trip_report.document(result, reviews, since=None)
     assert report["unreviewed"] == []
     assert report["stale_reviews"] == [killed, gone]
     assert report["passes"] is False
-    assert f"- `{gone}`" in mutation.markdown(report)
+    assert f"- `{gone}`" in round_trip_report.markdown(report)
     # a run of the changed functions only cannot tell a vanished mutant from one not run
-    assert mutation.document(result, reviews, since="HEAD~1")["stale_reviews"] == [killed]
-    assert mutation.document(result, {QUOTE: "letters"}, since=None)["passes"] is True
+    assert round_trip_report.document(result, reviews, since="HEAD~1")["stale_reviews"] == [killed]
+    assert round_trip_report.document(result, {QUOTE: "letters"}, since=None)["passes"] is True
 
 
 def test_results_are_read_from_mutmuts_files(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_results_are_read_from_mutmuts_files(tmp_path: Path) -> None:
     stats = {"tests_by_mangled_function_name": {"harness.reference.naming.x__quote": ["b", "a"]}}
     (tmp_path / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats), encoding="utf-8")
 
-    result = mutation.read_results(tmp_path)
+    result = mutants.read_results(tmp_path, round_trip.direction)
 
     assert [(m.name, m.status, m.direction) for m in result.mutants] == [(QUOTE, "survived", "up")]
     assert result.tests == {"harness.reference.naming.x__quote": ["a", "b"]}
@@ -135,14 +135,14 @@ def test_results_are_read_from_mutmuts_files(tmp_path: Path) -> None:
 
 def test_no_results_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(MutationError, match="no mutmut results"):
-        mutation.read_results(tmp_path)
+        mutants.read_results(tmp_path, round_trip.direction)
 
 
 def test_every_reviewed_equivalent_has_a_reason() -> None:
-    equivalent = mutation.load_equivalent()
+    equivalent = round_trip.load_equivalent()
     assert equivalent
     for name, reason in equivalent.items():
-        mutation.parse_name(name)
+        mutants.parse_name(name)
         assert len(reason) > 40, name
 
 
@@ -150,7 +150,7 @@ def test_an_entry_without_a_reason_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "equivalent.yaml"
     path.write_text(f"- mutant: {QUOTE}\n  reason: ok\n", encoding="utf-8")
     with pytest.raises(MutationError, match=r"\[0\]\.reason"):
-        mutation.load_equivalent(path)
+        round_trip.load_equivalent(path)
 
 
 def test_since_a_ref_selects_the_functions_whose_lines_changed(tmp_path: Path) -> None:
@@ -169,6 +169,6 @@ def test_since_a_ref_selects_the_functions_whose_lines_changed(tmp_path: Path) -
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "1")
     source.write_text(source.read_text(encoding="utf-8").replace("return 2", "return 3"), "utf-8")
 
-    assert mutation.changed_functions(tmp_path, "HEAD", ["pkg/mod.py"]) == [
+    assert round_trip.changed_functions(tmp_path, "HEAD", ["pkg/mod.py"]) == [
         "pkg.mod.xǁToolǁrun__mutmut_*"
     ]

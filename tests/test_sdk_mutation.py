@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
-from harness import sdk_mutation
-from harness.mutation import Mutant
-from harness.sdk_mutation import BEHAVIOUR, EQUIVALENT, MESSAGE_TEXT, SDKS
+from harness.mutation import classify, sdk_report, sdk_run
+from harness.mutation.classify import BEHAVIOUR, EQUIVALENT, MESSAGE_TEXT
+from harness.mutation.mutants import Mutant, MutationError
+from harness.mutation.sdk import SDKS, SUITES, prepare_tree, strip_neutral_decorators
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +40,7 @@ SOURCE = textwrap.dedent(
 
 
 def test_neutral_decorators_are_dropped_and_the_functions_still_skipped_are_listed() -> None:
-    stripped, unmutated = sdk_mutation.strip_neutral_decorators(SOURCE, {"override"})
+    stripped, unmutated = strip_neutral_decorators(SOURCE, {"override"})
     assert "@override" not in stripped
     assert "@property" in stripped
     assert "@staticmethod" in stripped
@@ -142,7 +143,7 @@ MUTANTS = _functions(
     ],
 )
 def test_survivors_are_classified_from_the_syntax_trees(mutant: str, kind: str) -> None:
-    assert sdk_mutation.classify(MUTANTS, mutant, {}) == kind
+    assert classify.classify(MUTANTS, mutant, {}) == kind
 
 
 def test_a_reviewed_equivalent_is_classified_so() -> None:
@@ -150,26 +151,26 @@ def test_a_reviewed_equivalent_is_classified_so() -> None:
         "x_f__mutmut_5": (EQUIVALENT, "the result is never read"),
         "x_f__mutmut_4": (MESSAGE_TEXT, "only decides whether a warning is logged"),
     }
-    assert sdk_mutation.classify(MUTANTS, "m.x_f__mutmut_5", reviewed) == EQUIVALENT
-    assert sdk_mutation.classify(MUTANTS, "m.x_f__mutmut_4", reviewed) == MESSAGE_TEXT
+    assert classify.classify(MUTANTS, "m.x_f__mutmut_5", reviewed) == EQUIVALENT
+    assert classify.classify(MUTANTS, "m.x_f__mutmut_4", reviewed) == MESSAGE_TEXT
 
 
 def test_the_reviewed_file_needs_a_known_class_and_a_reason(tmp_path: Path) -> None:
     path = tmp_path / "reviewed.yaml"
     path.write_text("- {mutant: x_f__mutmut_5, class: harmless, reason: never read anywhere}\n")
-    with pytest.raises(sdk_mutation.MutationError, match=r"\[0\]\.class: expected equivalent"):
-        sdk_mutation.load_reviewed(path)
+    with pytest.raises(MutationError, match=r"\[0\]\.class: expected equivalent"):
+        classify.load_reviewed(path)
     path.write_text("- {mutant: x_f__mutmut_5, reason: ok}\n")
-    with pytest.raises(sdk_mutation.MutationError, match="a reason a reviewer can check"):
-        sdk_mutation.load_reviewed(path)
+    with pytest.raises(MutationError, match="a reason a reviewer can check"):
+        classify.load_reviewed(path)
     path.write_text("- {mutant: x_f__mutmut_5, reason: the result is never read}\n")
-    assert sdk_mutation.load_reviewed(path) == {
+    assert classify.load_reviewed(path) == {
         "x_f__mutmut_5": (EQUIVALENT, "the result is never read")
     }
 
 
 def test_the_diff_shows_the_changed_line_only() -> None:
-    shown = sdk_mutation.diff(MUTANTS, "m.x_f__mutmut_5")
+    shown = classify.diff(MUTANTS, "m.x_f__mutmut_5")
     assert "-    return parent[key] + 1" in shown
     assert "+    return parent[key] - 1" in shown
     assert "mutmut" not in shown
@@ -191,7 +192,7 @@ def test_three_kill_rates_join_the_two_suites_by_mutant_name() -> None:
         sdk={1: "survived", 3: "killed", 4: "survived", 5: "killed", 6: "survived"},
         harness={1: "survived", 3: "survived", 4: "killed", 5: "timeout", 6: "survived"},
     )
-    report = sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    report = sdk_report.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
     rates = report["rates"]
     assert [rates[s]["killed"] for s in ("sdk", "harness", "both")] == [2, 2, 3]
     # mutants 4, 5, 6 change behaviour; 1 and 3 only message text
@@ -201,10 +202,10 @@ def test_three_kill_rates_join_the_two_suites_by_mutant_name() -> None:
     assert report["only_sdk"] == ["m.x_f__mutmut_3"]
     assert report["behaviour_left"] == ["m.x_f__mutmut_6"]
     # 2 of 3 behaviour-changing mutants is under the 95% gate
-    assert sdk_mutation.verdict(report) == [
+    assert sdk_report.verdict(report) == [
         "the harness kills 66.7% of behaviour-changing mutants (< 95%)"
     ]
-    text = sdk_mutation.markdown(report)
+    text = sdk_report.markdown(report)
     assert "| the harness | 2/5 (40.0%) | 2/3 (66.7%) | 1 | 2 | 0 |" in text
     assert "Verdict: fails" in text
 
@@ -214,15 +215,15 @@ def test_the_gate_passes_when_the_harness_kills_every_behaviour_change_the_sdk_m
         sdk={1: "survived", 4: "survived", 5: "killed"},
         harness={1: "survived", 4: "killed", 5: "killed"},
     )
-    report = sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
-    assert sdk_mutation.verdict(report) == []
-    assert sdk_mutation.markdown(report).endswith("Verdict: passes\n")
+    report = sdk_report.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    assert sdk_report.verdict(report) == []
+    assert sdk_report.markdown(report).endswith("Verdict: passes\n")
 
 
 def test_the_trees_must_name_the_same_mutants() -> None:
     results = _results(sdk={1: "killed"}, harness={2: "killed"})
-    with pytest.raises(sdk_mutation.MutationError, match="different mutants"):
-        sdk_mutation.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    with pytest.raises(MutationError, match="different mutants"):
+        sdk_report.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
 
 
 def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_path: Path) -> None:
@@ -235,9 +236,9 @@ def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_pat
     sdk_tests.mkdir(parents=True)
     (sdk_tests / "test_it.py").write_text("def test_it(): pass\n")
     sdk = SDKS["strands"]
-    for suite in sdk_mutation.SUITES:
+    for suite in SUITES:
         tree = tmp_path / suite
-        unmutated = sdk_mutation.prepare_tree(tree, suite, sdk, package, sdk_tests)
+        unmutated = prepare_tree(tree, suite, sdk, package, sdk_tests)
         assert unmutated == ["_AgentAsTool.name (@property)"]
         copied = (tree / "strands" / "agent" / "_agent_as_tool.py").read_text()
         assert "@override" not in copied
@@ -247,7 +248,7 @@ def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_pat
     assert (package / "agent" / "_agent_as_tool.py").read_text() == original
     assert (tmp_path / "sdk" / "tests" / "test_it.py").exists()
     assert (tmp_path / "harness" / "tests" / "test_strands_target.py").exists()
-    assert (tmp_path / "harness" / "harness" / "sdk_mutation.py").exists()
+    assert (tmp_path / "harness" / "harness" / "mutation" / "sdk.py").exists()
 
 
 @pytest.mark.parametrize(
@@ -310,7 +311,7 @@ def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
     sdk = SDKS["strands"]
     sdk_tests = tmp_path / "sdist" / "tests"
     sdk_tests.mkdir(parents=True)
-    sdk_mutation.prepare_tree(own_tree, "sdk", sdk, package, sdk_tests)
+    prepare_tree(own_tree, "sdk", sdk, package, sdk_tests)
     _ran(own_tree, {3: 1, 4: 0, 5: 1})  # the SDK's suite: 3 and 5 killed, 4 survived
     harness_tree.mkdir(parents=True)
     (harness_tree / "stale").write_text("left by the previous run")
@@ -324,10 +325,10 @@ def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
     def no_download(*arguments: object) -> Path:
         raise AssertionError("the SDK's own tests are fetched only to rerun its suite")
 
-    monkeypatch.setattr(sdk_mutation, "installed", lambda _: (package, "9.9"))
-    monkeypatch.setattr(sdk_mutation, "fetch_sdk_tests", no_download)
-    monkeypatch.setattr(sdk_mutation, "run_mutmut", run_mutmut)
-    report = sdk_mutation.mutate_sdk(sdk, workdir, 1, suites=("harness",))
+    monkeypatch.setattr(sdk_run, "installed", lambda _: (package, "9.9"))
+    monkeypatch.setattr(sdk_run, "fetch_sdk_tests", no_download)
+    monkeypatch.setattr(sdk_run, "run_mutmut", run_mutmut)
+    report = sdk_run.mutate_sdk(sdk, workdir, 1, suites=("harness",))
     assert runs == [harness_tree]
     assert not (harness_tree / "stale").exists()
     rows = {row["mutant"].rsplit("_", 1)[-1]: row for row in report["mutants"]}
@@ -336,5 +337,5 @@ def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
         "4": ("survived", "killed"),
         "5": ("killed", "killed"),
     }
-    with pytest.raises(sdk_mutation.MutationError, match="unknown suite 'own'"):
-        sdk_mutation.mutate_sdk(sdk, workdir, 1, suites=("own",))
+    with pytest.raises(MutationError, match="unknown suite 'own'"):
+        sdk_run.mutate_sdk(sdk, workdir, 1, suites=("own",))

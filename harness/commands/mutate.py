@@ -58,7 +58,8 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    from harness import mutation
+    from harness.mutation import ROOT, round_trip, round_trip_report
+    from harness.mutation.mutants import MutationError
 
     if arguments.max_children < 1:
         raise BadInput("--max-children: expected a whole number >= 1")
@@ -69,11 +70,11 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.suite is not None:
         raise BadInput("--suite: only with --sdk")
     try:
-        mutation.load_equivalent()
-        report = mutation.mutate(mutation.ROOT, arguments.since, arguments.max_children)
-    except mutation.MutationError as problem:
+        round_trip.load_equivalent()
+        report = round_trip.mutate(ROOT, arguments.since, arguments.max_children)
+    except MutationError as problem:
         raise BadInput(str(problem)) from None
-    text = mutation.markdown(report)
+    text = round_trip_report.markdown(report)
     write_atomically(arguments.reports / "mutation.json", json.dumps(report, indent=2) + "\n")
     write_atomically(arguments.reports / "mutation.md", text)
     print(text)
@@ -82,19 +83,20 @@ def run(arguments: argparse.Namespace) -> int:
 
 def run_on_sdk(arguments: argparse.Namespace) -> int:
     """``mutate --sdk NAME``: the installed SDK's module, against its tests and the harness's."""
-    from harness import sdk_mutation
-    from harness.mutation import MutationError
+    from harness.mutation import sdk_report, sdk_run
+    from harness.mutation.mutants import MutationError
+    from harness.mutation.sdk import SDKS, SUITES
 
     if arguments.since is not None:
         raise BadInput("--since: not with --sdk (the SDK run mutates the whole module)")
-    sdk = sdk_mutation.SDKS.get(arguments.sdk)
+    sdk = SDKS.get(arguments.sdk)
     if sdk is None:
-        known = ", ".join(sorted(sdk_mutation.SDKS))
+        known = ", ".join(sorted(SDKS))
         raise BadInput(f"--sdk: unknown SDK {arguments.sdk!r}; expected one of: {known}")
-    suites: tuple[str, ...] = sdk_mutation.SUITES
+    suites: tuple[str, ...] = SUITES
     if arguments.suite is not None:
-        if arguments.suite not in sdk_mutation.SUITES:
-            expected = ", ".join(sdk_mutation.SUITES)
+        if arguments.suite not in SUITES:
+            expected = ", ".join(SUITES)
             raise BadInput(
                 f"--suite: unknown suite {arguments.suite!r}; expected one of: {expected}"
             )
@@ -102,7 +104,7 @@ def run_on_sdk(arguments: argparse.Namespace) -> int:
             raise BadInput("--suite: not with --report-only (which reruns no suite)")
         suites = (arguments.suite,)
     try:
-        report = sdk_mutation.mutate_sdk(
+        report = sdk_run.mutate_sdk(
             sdk,
             arguments.workdir.resolve(),
             arguments.max_children,
@@ -111,9 +113,9 @@ def run_on_sdk(arguments: argparse.Namespace) -> int:
         )
     except MutationError as problem:
         raise BadInput(str(problem)) from None
-    text = sdk_mutation.markdown(report)
+    text = sdk_report.markdown(report)
     stem = f"mutation-sdk-{sdk.name}"
     write_atomically(arguments.reports / f"{stem}.json", json.dumps(report, indent=2) + "\n")
     write_atomically(arguments.reports / f"{stem}.md", text)
     print(text)
-    return EXIT_HOLDS if not sdk_mutation.verdict(report) else EXIT_VIOLATIONS
+    return EXIT_HOLDS if not sdk_report.verdict(report) else EXIT_VIOLATIONS
