@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from fakes.model import marker
 from fakes.protected import question_name
 from harness.checkers import CHECKERS, Violation, applicable, check
 from harness.history import History, StepRecord
@@ -652,6 +653,43 @@ def test_i8_a_sub_agents_model_state_or_a_stored_turn_appears_in_a_public_event(
         (0, "event 0 (interrupt of ?) carries key 'schema_version', key 'sub_agent_turns'"),
         (1, "event 0 (result of ?) carries 'resp-9e1'"),
     ]
+
+
+def test_i8_a_stored_turn_published_again_at_the_resume_is_a_violation_live_streaming_is_not() -> (
+    None
+):
+    asked, final = marker("do your part", 0), marker("do your part", 1)  # tool call, then answer
+    first = run(
+        shows=[ask("file-taxes")],
+        requests=[request("orchestrator/accountant", 1, turn=0)],
+        events=[{"type": "stream", "text": asked}],  # live: written in this step
+    )
+
+    def resumed(*requests: dict[str, Any]) -> Step:
+        return answer(
+            "file-taxes",
+            ran=("file-taxes",),
+            requests=list(requests),
+            events=[{"type": "tool_stream", "messages": [asked, "approve", final]}],
+        )
+
+    again = history(first, resumed(request("orchestrator/accountant", 3, turn=1)), tree=SECRET)
+    replayed = resumed(
+        request("orchestrator/accountant", 1, turn=0), request("orchestrator/accountant", 3, turn=1)
+    )
+    assert [(v.step, v.seen) for v in violations("I8", again)] == [
+        (1, f"event 0 (tool_stream of ?) carries stored message {asked!r}")
+    ]
+    assert violations("I8", history(first, replayed, tree=SECRET)) == []  # the turn played again
+    # a sub-agent's final answer is its parent's tool result, not a stored turn of its own
+    finished = run(
+        requests=[
+            request("orchestrator/accountant", 1, turn=0),
+            request("orchestrator/accountant", 3, turn=1),
+        ]
+    )
+    quoted = run(events=[{"type": "result", "text": final}])
+    assert violations("I8", history(finished, quoted, tree=SECRET)) == []
 
 
 # --- I9 loud, safe failure ----------------------------------------------------------------------

@@ -1,9 +1,13 @@
 """Checker for private continuations (I8): nothing of a stored continuation in public events.
 
-Sub-agents may stream their own messages to the parent's callbacks by design, so the probe is not
-message text but canaries: every string in a sub-agent's initial key/value state and in the model
-state its requests carried (e.g. a provider ``response_id``).  Scenarios should make them
-distinctive; an empty string is no canary.
+Sub-agents may stream their own messages to the parent's callbacks by design, live, as they write
+them; so the probes are canaries: every string in a sub-agent's initial key/value state and in the
+model state its requests carried (e.g. a provider ``response_id``), and the messages a sub-agent
+stored before a question.  A message is known by the marker the scripted model starts it with
+(``fakes.model.marker``: the prompt and the turn): the marker of a tool-calling turn a sub-agent
+played at an earlier step, seen in an event of a step that did not play that turn again, is stored
+data published again (a restored turn re-emitted), not live streaming.  Scenarios should make state
+canaries distinctive; an empty string is no canary.
 """
 
 from __future__ import annotations
@@ -12,9 +16,11 @@ import json
 from collections.abc import Iterator
 from typing import Any, Final
 
+from fakes.model import marker
 from harness.checkers.records import listing, tree_of
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
+from scenarios.model import Agent
 
 PRIVATE_CONTINUATION = Invariant("I8", "private-continuation")
 
@@ -29,11 +35,14 @@ def private_continuation(history: History) -> list[Violation]:
     per offending event.
     """
     canaries = _canaries(history)
+    stored = _stored_messages(history)
     found: list[Violation] = []
     for step in history.steps:
+        messages = stored.get(step.index, [])
         for position, event in enumerate(step.events):
             payload = json.dumps(event, sort_keys=True, ensure_ascii=False)
             leaked = [repr(canary) for canary, quoted in canaries if quoted in payload]
+            leaked += [f"stored message {text!r}" for text, quoted in messages if quoted in payload]
             leaked += [f"key {key!r}" for key in sorted(set(_keys(event)) & CONTINUATION_KEYS)]
             if leaked:
                 kind = event.get("type", "?")
@@ -59,6 +68,37 @@ def _canaries(history: History) -> list[tuple[str, str]]:
             if "/" in str(request.get("agent", "")):
                 strings.update(_strings(request.get("model_state")))
     return [(text, json.dumps(text, ensure_ascii=False)[1:-1]) for text in sorted(strings) if text]
+
+
+def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
+    """Per step: the markers (with their form inside a JSON dump) of the tool-calling turns
+    sub-agents played at earlier steps, less the turns this step played again."""
+    calls = {path: len(agent.turns) for path, agent in _paths(tree_of(history))}
+    played: set[tuple[str, int]] = set()  # (prompt, turn) of sub-agents' tool-calling turns
+    stored: dict[int, list[tuple[str, str]]] = {}
+    for step in history.steps:
+        now = {
+            (str(request.get("prompt")), int(request.get("turn", 0)))
+            for request in step.requests
+            if "/" in str(request.get("agent", ""))
+        }
+        texts = sorted(marker(prompt, turn) for prompt, turn in played - now)
+        stored[step.index] = [(text, json.dumps(text, ensure_ascii=False)[1:-1]) for text in texts]
+        played |= {
+            (str(request.get("prompt")), int(request.get("turn", 0)))
+            for request in step.requests
+            if int(request.get("turn", 0)) < calls.get(str(request.get("agent")), 0)
+        }
+    return stored
+
+
+def _paths(tree: Agent, path: str = "") -> Iterator[tuple[str, Agent]]:
+    """Every sub-agent with its journal path ("orchestrator/worker"); not the root."""
+    here = f"{path}/{tree.name}" if path else tree.name
+    if path:
+        yield here, tree
+    for sub in tree.sub_agents:
+        yield from _paths(sub, here)
 
 
 def _strings(value: Any) -> Iterator[str]:
