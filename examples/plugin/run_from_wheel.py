@@ -5,12 +5,14 @@ outside the checkout.
     python examples/plugin/run_from_wheel.py
 
 Each step must succeed (exit 0), else this stops with the step's name and exits 1; the temporary
-directory is removed either way.  Only the standard library is used: the new environment's pip
-builds the wheels and fetches the harness's dependencies.
+directory is removed either way.  Only the standard library is imported; uv builds the wheel and
+installs when it is installed beside this interpreter (``tox -e example`` installs it: its cache
+makes the fresh environment quick), else the new environment's pip does.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -56,8 +58,12 @@ def run(temporary: Path) -> None:
     )
     empty.mkdir()
     shutil.copytree(EXAMPLE, example, ignore=LEFT_OUT)
-    step("venv", [sys.executable, "-m", "venv", str(venv)], temporary)
     python = str(venv / "bin" / "python")
+    uv = [sys.executable, "-m", "uv"] if importlib.util.find_spec("uv") else None
+    if uv:
+        step("venv", [*uv, "venv", "--quiet", "--python", sys.executable, str(venv)], temporary)
+    else:
+        step("venv", [sys.executable, "-m", "venv", str(venv)], temporary)
     pip = [python, "-m", "pip", "--disable-pip-version-check", "--quiet"]
     # built from a copy of what the wheel is made of, so setuptools' build/ stays out of the
     # checkout (and a stale one cannot slip deleted files into the wheel)
@@ -67,9 +73,14 @@ def run(temporary: Path) -> None:
     shutil.copy2(CHECKOUT / "README.md", sources)
     for package in PACKAGES:
         shutil.copytree(CHECKOUT / package, sources / package, ignore=LEFT_OUT)
-    step("wheel", [*pip, "wheel", "--no-deps", str(sources), "-w", str(wheels)], temporary)
+    if uv:
+        build = [*uv, "build", "--quiet", "--wheel", "--out-dir", str(wheels), str(sources)]
+    else:
+        build = [*pip, "wheel", "--no-deps", str(sources), "-w", str(wheels)]
+    step("wheel", build, temporary)
     (wheel,) = wheels.glob("nested_interrupt_harness-*.whl")
-    step("install", [*pip, "install", str(wheel), f"{example}[test]"], temporary)
+    install = [*uv, "pip", "install", "--quiet", "--python", python] if uv else [*pip, "install"]
+    step("install", [*install, str(wheel), f"{example}[test]"], temporary)
     # from here on, nothing of the checkout is importable: only what was installed
     step("check reference", [python, "-m", "harness", "check", "--target", "reference"], empty)
     step(f"check {TARGET}", [python, "-m", "harness", "check", "--target", TARGET], empty)
