@@ -24,6 +24,7 @@ SLOW_MODULES = frozenset(
         "test_isolation.py",
         "test_langgraph_target.py",
         "test_openai_agents_target.py",
+        "test_plugin_sample.py",
         "test_properties.py",
         "test_pytest_plugin.py",
         "test_sdk_mutation.py",

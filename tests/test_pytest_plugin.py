@@ -176,18 +176,6 @@ def test_the_bundled_findings_make_pytest_agree_with_check_on_a_released_sdk(
     result.assert_outcomes(xfailed=len(document.findings), passed=files - len(document.findings))
 
 
-def test_harness_profile_runs_the_committed_sample_as_items(pytester: pytest.Pytester) -> None:
-    sample = ROOT / "scenarios" / "corpus" / "ci" / "generated.jsonl"
-    size = len(sample.read_text(encoding="utf-8").splitlines()) - 1  # less its header line
-    result = pytester.runpytest_subprocess(
-        *PLUGIN, "--harness-target", "reference", "--harness-profile", "ci", "-v"
-    )
-    result.assert_outcomes(passed=size)
-    result.stdout.fnmatch_lines(
-        ["*generated-000?reference? PASSED*", "*generated-restore-000?reference? PASSED*"]
-    )
-
-
 def test_an_unknown_harness_profile_is_refused_in_one_line(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess(
         *PLUGIN, "--harness-target", "reference", "--harness-profile", "nightly"
