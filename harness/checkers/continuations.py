@@ -8,6 +8,7 @@ from typing import Any
 from harness.checkers.records import (
     is_conversation,
     listing,
+    sub_agent_paths,
     tree_of,
     without_restarts,
 )
@@ -157,10 +158,6 @@ def _request_text(request: tuple[int, Request] | None) -> str:
     return f"{agent} turn {turn} of {prompt!r} with {messages} messages, model state {state}"
 
 
-def _ephemeral_paths(tree: Agent, path: str = "") -> frozenset[str]:
+def _ephemeral_paths(tree: Agent) -> frozenset[str]:
     """Journal paths ("orchestrator/worker") of the preserve_context=False sub-agents."""
-    here = f"{path}/{tree.name}" if path else tree.name
-    found: set[str] = {here} if path and not tree.preserve_context else set()
-    for sub in tree.sub_agents:
-        found |= _ephemeral_paths(sub, here)
-    return frozenset(found)
+    return frozenset(path for path, agent in sub_agent_paths(tree) if not agent.preserve_context)

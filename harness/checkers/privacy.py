@@ -17,10 +17,9 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from fakes.model import marker
-from harness.checkers.records import listing, tree_of
+from harness.checkers.records import listing, sub_agent_paths, tree_of
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
-from scenarios.model import Agent
 
 PRIVATE_CONTINUATION = Invariant("I8", "private-continuation")
 
@@ -73,7 +72,7 @@ def _canaries(history: History) -> list[tuple[str, str]]:
 def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
     """Per step: the markers (with their form inside a JSON dump) of the tool-calling turns
     sub-agents played at earlier steps, less the turns this step played again."""
-    calls = {path: len(agent.turns) for path, agent in _paths(tree_of(history))}
+    calls = {path: len(agent.turns) for path, agent in sub_agent_paths(tree_of(history))}
     played: set[tuple[str, int]] = set()  # (prompt, turn) of sub-agents' tool-calling turns
     stored: dict[int, list[tuple[str, str]]] = {}
     for step in history.steps:
@@ -90,15 +89,6 @@ def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
             if int(request.get("turn", 0)) < calls.get(str(request.get("agent")), 0)
         }
     return stored
-
-
-def _paths(tree: Agent, path: str = "") -> Iterator[tuple[str, Agent]]:
-    """Every sub-agent with its journal path ("orchestrator/worker"); not the root."""
-    here = f"{path}/{tree.name}" if path else tree.name
-    if path:
-        yield here, tree
-    for sub in tree.sub_agents:
-        yield from _paths(sub, here)
 
 
 def _strings(value: Any) -> Iterator[str]:

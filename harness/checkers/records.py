@@ -7,7 +7,7 @@ never depend on how a target spells ids.  Every list returned here is sorted.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from harness.history import History, StepRecord
@@ -102,3 +102,13 @@ def brief(text: str, limit: int = 120) -> str:
     """The first line of an error message, cut to ``limit`` characters."""
     line = text.strip().splitlines()[0] if text.strip() else ""
     return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def sub_agent_paths(tree: Agent, path: str = "") -> Iterator[tuple[str, Agent]]:
+    """Every sub-agent (not the root) with its journal path: the names from the root down,
+    joined by "/" ("orchestrator/worker")."""
+    here = f"{path}/{tree.name}" if path else tree.name
+    if path:
+        yield here, tree
+    for sub in tree.sub_agents:
+        yield from sub_agent_paths(sub, here)
