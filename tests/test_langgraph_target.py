@@ -25,6 +25,7 @@ from harness.runner import run_scenario
 from harness.targets.langgraph import (
     CHECKPOINTS,
     LangGraphTarget,
+    StopAfterFailure,
     conversation_of,
     model_class,
     sdk_version,
@@ -242,6 +243,84 @@ def test_a_step_that_raises_shows_what_the_checkpoint_still_asks() -> None:
     history = run_scenario(TARGETS["tools"], load_scenario(path), path.stem)
     assert [pending["label"] for pending in history.steps[0].pending] == ["refund", "reroute"]
     assert all(step.observed["error"] and step.pending == [] for step in history.steps[1:])
+
+
+def a_failed_task_then_a_sibling() -> dict[str, Any]:
+    """A per-thread sub-agent called twice (the second call fails: INVALID_CHAT_HISTORY), then,
+    in the same super-step, a protected action of the orchestrator that would ask."""
+    return scenario(
+        {
+            "name": "orchestrator",
+            "actions": [{"tool": "notify", "label": "notify"}],
+            "turns": [
+                [
+                    {"tool": "archivist", "id": "call-1", "prompt": "archive 2024"},
+                    {"tool": "archivist", "id": "call-2", "prompt": "archive 2025"},
+                    {"tool": "notify", "id": "call-3"},
+                ]
+            ],
+            "sub_agents": [
+                {
+                    "name": "archivist",
+                    "preserve_context": True,
+                    "session_store": True,
+                    "actions": [{"tool": "delete_originals", "label": "delete-originals"}],
+                    "turns": [[{"tool": "delete_originals", "id": "call-1"}]],
+                }
+            ],
+        },
+        {"run": "archive the last two years"},
+        {"answer": {"delete-originals": "approve"}},
+    )
+
+
+@pytest.mark.usefixtures("threads_switch_often")
+def test_after_a_task_failed_its_step_starts_no_other_task() -> None:
+    """LangGraph cancels the tasks of a failed super-step its pool has not started, but its one
+    worker may already have taken the next: whether the orchestrator's own action then asked
+    (its question streamed, saved, pending) was thread timing.  The adapter takes the
+    cancellation every time, so the failed step shows only the sub-agent's question, on every
+    run."""
+    runs = [history_of("tools", a_failed_task_then_a_sibling(), "sibling") for _ in range(4)]
+    failed = runs[0].steps[0]
+    assert str(failed.observed["error"]).startswith("ValueError: Found AIMessages with tool_calls")
+    assert [pending["label"] for pending in failed.pending] == ["delete-originals"]
+    asked = [
+        interrupt["value"]["action"]
+        for event in failed.events
+        for interrupt in event["stream"].get("__interrupt__", ())
+    ]
+    assert asked == ["delete-originals"]
+    assert len({history.dumps() for history in runs}) == 1
+
+
+def test_a_guarded_task_body_after_a_failure_does_nothing() -> None:
+    from langgraph.errors import GraphInterrupt
+
+    stop = StopAfterFailure()
+    ran: list[str] = []
+
+    def fails() -> None:
+        raise ValueError("broken")
+
+    def runs(name: str) -> str:
+        ran.append(name)
+        return name
+
+    def asks() -> None:
+        raise GraphInterrupt(("a question",))
+
+    assert stop.guard(runs)("first") == "first"
+    with pytest.raises(GraphInterrupt):
+        stop.guard(asks)()  # an interrupt is not a failure
+    assert not stop.failed
+    with pytest.raises(ValueError, match="broken"):
+        stop.guard(fails)()
+    assert stop.failed
+    with pytest.raises(GraphInterrupt) as nothing:
+        stop.guard(runs)("second")
+    assert nothing.value.args == ((),)  # saved, streamed and raised by nobody
+    assert ran == ["first"]
 
 
 def test_checkpoints_live_in_the_sqlite_file_of_the_work_directory(tmp_path: Path) -> None:

@@ -52,17 +52,15 @@ These adaptations keep the history deterministic, and none changes what is check
 * Message ids are recorded as ``<message-id>`` (see ``_plain``): the reducer gives a message
   its id in place, racing a checkpoint thread that serializes the same message.
 
-What stays timing-dependent is LangGraph's own, and a user sees it too: when a task of a
-super-step fails (an error, not an interrupt), the runner stops the others
-(``_should_stop_others``, ``_runner.py`` l. 336) and cancels those the pool has not started
-(``_panic_or_proceed``, l. 695); but the one worker, free as soon as the failed task's future is
-settled, may already have taken the next task, which then runs to its end (with its side effects
-and its checkpoint writes); and the stream chunk that task emits is yielded only if it was
-queued before the stream's last drain, since the stream ends with the exception.  Whether it was
-depends on how the worker and the caller's thread were scheduled, which load changes.  In the ci
-sample only create_react_agent's INVALID_CHAT_HISTORY fails a task (the recorded
-``shared-sub-agent-thread`` class, ``tools`` shape), and only the public events of the failed step
-vary (an ``__interrupt__`` chunk or not), so its findings file lists ``D`` in that class.
+One thing LangGraph leaves to thread timing, and a user sees it too: when a task of a super-step
+fails (an error, not an interrupt), the runner cancels the tasks the pool has not started
+(``_panic_or_proceed``, ``_runner.py`` l. 695), but the pool's one worker, free as soon as the
+failed task's future is settled, may already have taken the next task, which then runs to its end
+(side effects, checkpoint writes, a stream chunk yielded or not).  Recorded as it fell, the same
+scenario gave different histories under load (``generated-langgraph-095`` and ``-157`` of the ci
+sample: 4 histories each in 30 runs with ``sys.setswitchinterval(1e-6)``).  The adapter takes the
+cancellation every time (``StopAfterFailure``): after a task of the step failed, a task body that
+starts does nothing; 30 runs, one history.
 """
 
 from __future__ import annotations
@@ -73,7 +71,7 @@ import re
 import sqlite3
 import warnings
 from collections.abc import Callable, Sequence
-from functools import cache, partial
+from functools import cache, partial, wraps
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -258,6 +256,49 @@ class _NoContinuations:
         raise CorruptionNotApplicable(f"{corruption}: the langgraph target corrupts nothing")
 
 
+# -- a failed task stops its step ---------------------------------------------------------------
+
+Guard = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+class StopAfterFailure:
+    """Once a task of a step has failed, no task of ours starts in that step.
+
+    When a task of a super-step fails, LangGraph cancels the tasks its pool has not started
+    (``_panic_or_proceed``), but the pool's one worker is free as soon as the failed task's
+    future is settled and may already have taken the next one, which then runs to its end: its
+    side effects, its checkpoint writes, and a stream chunk yielded or not by when it was queued.
+    Which of the two happens is thread scheduling, so the same scenario recorded different
+    histories under load.  Every task body of the tree is ours (a tool, a sub-agent's node, the
+    approval interceptor), so each is ``guard``-ed: a body that fails with an error (not an
+    interrupt, not an invalid resume value, which LangGraph raises only after its siblings ran)
+    marks the step failed, and a body that starts after that does nothing and ends as an empty
+    ``GraphInterrupt``, which LangGraph neither saves nor streams nor raises in place of the
+    failure.  That is LangGraph's cancellation, taken every time: the outcome a task the pool
+    had not started yet gets, never a schedule LangGraph could not produce."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def guard(self, body: Callable[..., Any]) -> Callable[..., Any]:
+        from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
+
+        @wraps(body)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if self.failed:
+                raise GraphInterrupt(())
+            try:
+                return body(*args, **kwargs)
+            except GraphBubbleUp:
+                raise
+            except Exception as failure:
+                if not is_invalid_resume(failure):
+                    self.failed = True
+                raise
+
+        return guarded
+
+
 # -- one scenario ----------------------------------------------------------------------------
 
 
@@ -272,6 +313,7 @@ class LangGraphSession(RecordedSession):
         self.model_class = model_class()
         self.connection: sqlite3.Connection | None = None
         self.raised: dict[str, int] = {}  # this step's interrupt ids, in the order raised
+        self.stop = StopAfterFailure()
         self.root: Any = self._build()
 
     @property
@@ -309,10 +351,14 @@ class LangGraphSession(RecordedSession):
         }
         actions = [self._action_tool(action, path) for action in spec.actions]
         hooked = [action for action in spec.actions if action.hook]
-        tool_node = partial(_tool_node, hooked=hooked, ask=self._ask)
+        tool_node = partial(_tool_node, hooked=hooked, ask=self._ask, guard=self.stop.guard)
         if self.shape == "tools":
-            return _react_agent(spec.name, model, actions, tool_node, sub_graphs, checkpointer)
-        return _node_agent(spec.name, model, actions, tool_node, sub_graphs, checkpointer)
+            return _react_agent(
+                spec.name, model, actions, tool_node, sub_graphs, checkpointer, self.stop.guard
+            )
+        return _node_agent(
+            spec.name, model, actions, tool_node, sub_graphs, checkpointer, self.stop.guard
+        )
 
     def _ask(self, value: Any) -> Any:
         """``interrupt(value)``, noting in which order this step raised its interrupts: the tasks
@@ -353,7 +399,7 @@ class LangGraphSession(RecordedSession):
 
             handler = run
         return StructuredTool.from_function(
-            handler,
+            self.stop.guard(handler),
             name=action.tool,
             description=f"Protected action {action.label}: runs only with a human's approval.",
             args_schema=_action_arguments(),
@@ -377,6 +423,7 @@ class LangGraphSession(RecordedSession):
         if self.root is None:  # the last restart failed: nothing is running to ask
             return Observation(stop_reason=None, error=NOT_REBUILT)
         self.raised = {}
+        self.stop.failed = False
         errors = ErrorLog()
         loggers = [logging.getLogger(name) for name in LOGGERS]
         for sdk_logger in loggers:
@@ -508,7 +555,11 @@ def _sub_checkpointer(spec: scenario_model.Agent) -> Any:
 
 
 def _tool_node(
-    tools: Sequence[Any], *, hooked: Sequence[scenario_model.Action], ask: Callable[[Any], Any]
+    tools: Sequence[Any],
+    *,
+    hooked: Sequence[scenario_model.Action],
+    ask: Callable[[Any], Any],
+    guard: Guard,
 ) -> Any:
     """The prebuilt ``ToolNode``; with hooked actions, an interceptor asks (``ask``: LangGraph's
     ``interrupt``) before they run."""
@@ -516,7 +567,7 @@ def _tool_node(
 
     if not hooked:
         return ToolNode(tools)
-    return ToolNode(tools, wrap_tool_call=_approval_hook(hooked, ask))
+    return ToolNode(tools, wrap_tool_call=guard(_approval_hook(hooked, ask)))
 
 
 def _approval_hook(
@@ -556,17 +607,18 @@ def _react_agent(
     tool_node: Callable[[Sequence[Any]], Any],
     sub_graphs: dict[str, Any],
     checkpointer: Any,
+    guard: Guard,
 ) -> Any:
     from langgraph.prebuilt import create_react_agent
 
-    tools = [*actions, *(_sub_agent_tool(sub, graph) for sub, graph in sub_graphs.items())]
+    tools = [*actions, *(_sub_agent_tool(sub, graph, guard) for sub, graph in sub_graphs.items())]
     with warnings.catch_warnings():
         # deprecated in favour of langchain.agents.create_agent (another package), not removed
         warnings.simplefilter("ignore")
         return create_react_agent(model, tool_node(tools), checkpointer=checkpointer, name=name)
 
 
-def _sub_agent_tool(name: str, graph: Any) -> Any:
+def _sub_agent_tool(name: str, graph: Any, guard: Guard) -> Any:
     from langchain_core.messages import HumanMessage
     from langchain_core.tools import StructuredTool
 
@@ -574,7 +626,7 @@ def _sub_agent_tool(name: str, graph: Any) -> Any:
         return _sub_agent_result(graph.invoke({"messages": [HumanMessage(input)]}))
 
     return StructuredTool.from_function(
-        call_sub_agent,
+        guard(call_sub_agent),
         name=name,
         description=f"Ask the sub-agent {name} to do its part.",
         args_schema=_sub_agent_arguments(),
@@ -636,6 +688,7 @@ def _node_agent(
     tool_node: Callable[[Sequence[Any]], Any],
     sub_graphs: dict[str, Any],
     checkpointer: Any,
+    guard: Guard,
 ) -> Any:
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from langgraph.graph import END, START, MessagesState, StateGraph
@@ -672,7 +725,7 @@ def _node_agent(
         builder.add_node("tools", tool_node(actions))
         builder.add_edge("tools", "model")
     for sub, graph in sub_graphs.items():
-        builder.add_node(_sub_node(sub), runs(sub, graph))
+        builder.add_node(_sub_node(sub), guard(runs(sub, graph)))
         builder.add_edge(_sub_node(sub), "model")
     targets = ["tools"] if actions else []
     builder.add_conditional_edges(
