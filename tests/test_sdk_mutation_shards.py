@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from harness.cli import main
 from harness.mutation import sdk_report, sdk_run
+from harness.mutation.baseline import baseline_path
 from harness.mutation.classify import EQUIVALENT, MESSAGE_TEXT, UNREACHABLE, Reviewed
 from harness.mutation.mutants import Mutant, MutationError, parse_name
 from harness.mutation.sdk import SUITES
@@ -375,3 +376,45 @@ def test_an_empty_shard_runs_nothing_and_still_names_every_mutant(
     result = sdk_run.mutate_sdk(sdk_run.SDKS["strands"], tmp_path / "work", 1, shard=empty)
     assert fake_mutmut == []
     assert (result["shard"], result["mutants"], result["all_mutants"]) == (str(empty), [], NAMES)
+
+
+def test_a_run_and_its_shards_merged_write_the_same_baseline(
+    fake_mutmut: list[tuple[str, list[str]]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one, sharded = tmp_path / "one", tmp_path / "sharded"
+    assert _mutate("--sdk", "strands", "--workdir", tmp_path / "w", "--reports", one,
+                   "--baseline") == 1  # fmt: skip
+    written = baseline_path(one, "strands", "9.9")
+    assert written == one / "baselines" / "mutation-sdk-strands-9.9.json"
+    baseline = json.loads(written.read_text(encoding="utf-8"))
+    report = json.loads((one / "mutation-sdk-strands.json").read_text(encoding="utf-8"))
+    assert baseline["rates"] == report["rates"]
+    assert (baseline["version"], baseline["mutmut"]) == ("9.9", report["mutmut"])
+    assert baseline["only_harness"] == len(report["only_harness"]) == 2
+    for index in (1, 2, 3):
+        _mutate("--sdk", "strands", "--shard", f"{index}/3", "--workdir", tmp_path / "w",
+                "--reports", sharded)  # fmt: skip
+    files = [sharded / Shard(index, 3).file_name("strands") for index in (1, 2, 3)]
+    assert _mutate("--merge", *files, "--reports", sharded, "--baseline") == 1
+    assert baseline_path(sharded, "strands", "9.9").read_bytes() == written.read_bytes()
+
+
+def test_a_merge_of_results_stitched_together_writes_no_baseline(
+    fake_mutmut: list[tuple[str, list[str]]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--suite harness`` reran one tree and read the other's last results back: its figures
+    are not one run's."""
+    one = tmp_path / "one"
+    _mutate("--sdk", "strands", "--workdir", tmp_path / "w", "--reports", one)
+    assert _mutate("--sdk", "strands", "--suite", "harness", "--workdir", tmp_path / "w",
+                   "--reports", one) == 1  # fmt: skip
+    capsys.readouterr()
+    kept = one / Shard(1, 1).file_name("strands")
+    assert json.loads(kept.read_text(encoding="utf-8"))["suites_run"] == ["harness"]
+    out = tmp_path / "out"
+    assert _mutate("--merge", kept, "--reports", out, "--baseline") == 2
+    assert capsys.readouterr().err == (
+        f"--baseline: {kept} did not run both suites itself (--suite or --report-only); "
+        "expected a baseline from one run of both suites\n"
+    )
+    assert not out.exists()

@@ -215,7 +215,7 @@ def _write_report(arguments: argparse.Namespace, merged: Merged) -> int:
     write_atomically(arguments.reports / f"{stem}.json", json.dumps(report, indent=2) + "\n")
     write_atomically(arguments.reports / f"{stem}.md", text)
     if arguments.baseline:
-        kept = figures(report, merged.shards)
+        kept = figures(report)
         path = baseline_path(arguments.reports, report["sdk"], report["version"])
         write_atomically(path, json.dumps(kept, indent=2) + "\n")
     print(text)

@@ -23,13 +23,13 @@ def baseline_path(reports: Path, sdk: str, version: str) -> Path:
     return reports / "baselines" / f"mutation-sdk-{sdk}-{version}.json"
 
 
-def figures(report: dict[str, Any], shards: int) -> dict[str, Any]:
-    """What the baseline keeps of a complete run's report: which run it was, each suite's
-    kill rates, and how many mutants each review class and each suite alone accounts for."""
+def figures(report: dict[str, Any]) -> dict[str, Any]:
+    """What the baseline keeps of a complete run's report: which release, module and mutmut,
+    each suite's kill rates, and how many mutants each review class and each suite alone
+    accounts for.  (Not how many shards ran it: the figures of a run are the same either way.)"""
     rows = report["mutants"]
     return {
         **{field: report[field] for field in HEADER},
-        "shards": shards,
         "rates": report["rates"],
         "reviewed": {
             kind: sum(row["class"] == kind and "reason" in row for row in rows)

@@ -124,7 +124,6 @@ class Merged:
     header: dict[str, str]
     unmutated: list[str]
     observed: list[Row]
-    shards: int
     stitched: Path | None  # the first shard that did not run both suites itself, if one did not
 
 
@@ -173,7 +172,6 @@ def merge(shards: Sequence[tuple[Path, dict[str, Any]]]) -> Merged:
         header={field: str(first[field]) for field in HEADER},
         unmutated=list(first["unmutated"]),
         observed=sorted(observed, key=lambda row: str(row["mutant"])),
-        shards=count,
         stitched=next(
             (path for path, data in shards if list(data["suites_run"]) != list(SUITES)), None
         ),
