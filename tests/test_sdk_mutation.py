@@ -15,8 +15,9 @@ import pytest
 
 from harness.mutation import classify, sdk_report, sdk_run
 from harness.mutation.classify import BEHAVIOUR, EQUIVALENT, MESSAGE_TEXT, UNREACHABLE
-from harness.mutation.mutants import Mutant, MutationError
+from harness.mutation.mutants import Mutant, MutationError, listed, read_results, run_mutmut
 from harness.mutation.sdk import SDKS, SUITES, prepare_tree, strip_neutral_decorators
+from harness.mutation.shards import Shard
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -417,3 +418,41 @@ def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
     }
     with pytest.raises(MutationError, match="unknown suite 'own'"):
         sdk_run.mutate_sdk(sdk, workdir, 1, suites=("own",))
+
+
+def test_mutmut_lists_the_mutants_it_makes_and_a_shard_runs_only_its_own(tmp_path: Path) -> None:
+    """A shard rests on two things mutmut does: its generator, called before any run, names
+    the mutants a run makes; and ``mutmut run NAMES`` runs those and no other.  Checked on a
+    tiny package with real mutmut."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    source = textwrap.dedent(
+        """\
+        def add(a, b):
+            return a + b
+
+
+        def greet(name):
+            if not name:
+                return "nobody"
+            return "hi " + name
+        """
+    )
+    (tmp_path / "pkg" / "mod.py").write_text(source)
+    (tmp_path / "tests" / "test_mod.py").write_text(
+        "from pkg.mod import add, greet\n\n\ndef test_it():\n"
+        "    assert add(2, 3) == 5\n    assert greet('x') == 'hi x'\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mutmut]\nsource_paths = ["pkg/"]\nonly_mutate = ["pkg/mod.py"]\n'
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:nested_interrupt_harness"]\n'
+    )
+    names = listed("pkg/mod.py", source)
+    assert "pkg.mod.x_greet__mutmut_1" in names
+    chosen = [name for name in names if Shard(1, 2).holds(name)]
+    assert 0 < len(chosen) < len(names)
+    run_mutmut(tmp_path, chosen, 1)
+    ran = {mutant.name: mutant.status for mutant in read_results(tmp_path).mutants}
+    assert sorted(ran) == names
+    assert {name for name, status in ran.items() if status != "not run"} == set(chosen)
