@@ -235,12 +235,37 @@ def test_a_file_that_is_not_a_shard_result_is_named(
     assert str(refused.value) == f"{path}: {message}"
 
 
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("shard", "5/4", "shard: expected I/N with 1 <= I <= N; got '5/4'"),
+        ("version", 9.9, "version: expected text"),
+        ("all_mutants", [1, 2], "all_mutants: expected a list of text"),
+        ("suites_run", ["unit"], "suites_run: expected some of sdk, harness"),
+        ("mutants", {}, "mutants: expected a list of rows"),
+    ],
+)
+def test_a_shard_result_with_a_field_of_the_wrong_kind_is_named(
+    field: str, value: object, message: str, tmp_path: Path
+) -> None:
+    (_, data), *_ = _four_shards()
+    path = tmp_path / "shard.json"
+    path.write_text(json.dumps({**data, field: value}), encoding="utf-8")
+    with pytest.raises(MutationError) as refused:
+        read_shard(path)
+    assert str(refused.value) == f"{path}: {message}"
+
+
 def test_a_shard_row_must_say_what_each_suite_did(tmp_path: Path) -> None:
     (_, data), *_ = _four_shards()
     data["mutants"][0]["syntax"] = "harmless"
     path = tmp_path / "shard.json"
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(MutationError, match=r"mutants\[0\]\.syntax: expected behaviour or mess"):
+        read_shard(path)
+    del data["mutants"][0]["harness"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(MutationError, match=r"mutants\[0\]: expected a row with mutant, functi"):
         read_shard(path)
 
 
@@ -418,3 +443,41 @@ def test_a_merge_of_results_stitched_together_writes_no_baseline(
         "expected a baseline from one run of both suites\n"
     )
     assert not out.exists()
+
+
+def test_a_merge_refuses_the_committed_review_of_a_mutant_a_suite_killed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reviews of strands 1.62.0 as committed: on a run where the SDK's own suite kills one
+    reviewed mutant, the merge names the file, the mutant and the suite, and writes nothing."""
+    reviewed = sdk_run.load_reviewed(sdk_run.ROOT / "mutation" / "strands-1.62.0.yaml")
+    names = sorted(f"strands.agent._agent_as_tool.{short}" for short in reviewed)
+    killed = names[0]
+    rows = [
+        {
+            "mutant": name,
+            "function": parse_name(name)[1],
+            "sdk": "killed" if name == killed else "survived",
+            "harness": "survived",
+            "syntax": "behaviour",
+            "diff": "",
+        }
+        for name in names
+    ]
+    path = tmp_path / "shard.json"
+    header = {**HEADER, "version": "1.62.0"}
+    path.write_text(json.dumps(shard_result(header, [], names, WHOLE, rows, SUITES)))
+    assert _mutate("--merge", path, "--reports", tmp_path / "out") == 2
+    short = killed.rsplit(".", 1)[1]
+    assert capsys.readouterr().err == (
+        f"mutation/strands-1.62.0.yaml: a review of a killed mutant: {short} "
+        f"({reviewed[short][0]}, killed by the SDK's own suite); expected reviews only of "
+        "mutants no suite kills (remove them)\n"
+    )
+    assert not (tmp_path / "out").exists()
+    rows[0]["sdk"] = "survived"
+    path.write_text(json.dumps(shard_result(header, [], names, WHOLE, rows, SUITES)))
+    assert _mutate("--merge", path, "--reports", tmp_path / "out") == 1  # nothing measured
+    report = json.loads((tmp_path / "out" / "mutation-sdk-strands.json").read_text())
+    left = report["rates"]["both"]["survivors_by_class"]
+    assert left == {kind: sum(c == kind for c, _ in reviewed.values()) for kind in left}

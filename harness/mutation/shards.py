@@ -98,14 +98,22 @@ def read_shard(path: Path) -> dict[str, Any]:
     for field in ("shard", *CAMPAIGN, "suites_run", "mutants"):
         if field not in data:
             raise MutationError(f"{path}: no {field}; expected a shard result of mutate --shard")
+    for field in ("shard", *HEADER):
+        if not isinstance(data[field], str):
+            raise MutationError(f"{path}: {field}: expected text")
     try:
-        parse_shard(str(data["shard"]))
+        parse_shard(data["shard"])
     except MutationError:
         raise MutationError(
-            f"{path}.shard: expected I/N with 1 <= I <= N; got {data['shard']!r}"
+            f"{path}: shard: expected I/N with 1 <= I <= N; got {data['shard']!r}"
         ) from None
-    if not isinstance(data["all_mutants"], list) or not isinstance(data["mutants"], list):
-        raise MutationError(f"{path}: expected all_mutants and mutants as lists")
+    for field in ("unmutated", "all_mutants", "suites_run"):
+        if not isinstance(data[field], list) or not all(isinstance(n, str) for n in data[field]):
+            raise MutationError(f"{path}: {field}: expected a list of text")
+    if not set(data["suites_run"]) <= set(SUITES):
+        raise MutationError(f"{path}: suites_run: expected some of {', '.join(SUITES)}")
+    if not isinstance(data["mutants"], list):
+        raise MutationError(f"{path}: mutants: expected a list of rows")
     for index, row in enumerate(data["mutants"]):
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in ROW):
             fields = ", ".join(ROW)
