@@ -481,3 +481,29 @@ def test_a_merge_refuses_the_committed_review_of_a_mutant_a_suite_killed(
     report = json.loads((tmp_path / "out" / "mutation-sdk-strands.json").read_text())
     left = report["rates"]["both"]["survivors_by_class"]
     assert left == {kind: sum(c == kind for c, _ in reviewed.values()) for kind in left}
+
+
+def test_a_whole_run_whose_reviews_are_refused_keeps_its_results_for_a_merge(
+    fake_mutmut: list[tuple[str, list[str]]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A refused review ends a long run with one line and no report, but what the suites did
+    is kept: after the review file is fixed, a merge of that result gives the report."""
+    reviews = tmp_path / "strands-9.9.yaml"
+    reviews.write_text("- {mutant: x_f__mutmut_2, reason: the result is never read}\n")
+    monkeypatch.setattr(sdk_run, "equivalents_file", lambda sdk, release: reviews)
+    out = tmp_path / "out"
+    assert _mutate("--sdk", "strands", "--workdir", tmp_path / "w", "--reports", out) == 2
+    kept = out / Shard(1, 1).file_name("strands")
+    assert capsys.readouterr().err == (
+        f"{reviews}: a review of a killed mutant: x_f__mutmut_2 (equivalent, killed by the SDK's "
+        "own suite and the harness); expected reviews only of mutants no suite kills (remove "
+        f"them); the run's results are in {kept} (mutate --merge it)\n"
+    )
+    assert sorted(path.name for path in out.iterdir()) == [kept.name]
+    reviews.write_text("- {mutant: x_f__mutmut_1, reason: only the log line's text changes}\n")
+    assert _mutate("--merge", kept, "--reports", out) == 1
+    report = json.loads((out / "mutation-sdk-strands.json").read_text(encoding="utf-8"))
+    assert report["mutants"][0]["reason"] == "only the log line's text changes"
