@@ -6,6 +6,7 @@ names everything the code has (every checker, capability, recognised class).
 from __future__ import annotations
 
 import re
+import shlex
 from pathlib import Path
 from typing import Any, get_args
 
@@ -14,6 +15,7 @@ import pytest
 import yaml
 
 from harness.checkers import CHECKERS
+from harness.cli import build_parser
 from harness.findings import FindingsFileError, load_classes
 from harness.targets.base import CAPABILITIES
 from scenarios import schema
@@ -177,3 +179,44 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     main_job, test_suite = (line.split("  #", 1)[0].strip() for line in block.splitlines()[:2])
     assert main_job.endswith("tox p -m conformance")
     assert f"{test_suite} || status=$?" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+MATRIX = "${{ matrix.shard }}"
+
+
+def _harness_commands(text: str) -> list[list[str]]:
+    """The arguments of every ``python -m harness`` command in ``text``, and of every
+    ``tox -e mutation-sdk -- ...`` (the env's own command with them), a matrix value put in."""
+    tox = (ROOT / "tox.ini").read_text(encoding="utf-8")
+    env = tox.split("[testenv:mutation-sdk]", 1)[1]
+    command = env.split("\ncommands = ", 1)[1].split("\n", 1)[0]
+    commands = []
+    for line in text.replace(MATRIX, "1").splitlines():
+        line = line.split("  #", 1)[0].strip()
+        if line.startswith("python -m harness "):
+            commands.append(shlex.split(line)[3:])
+        elif line.startswith("tox -e mutation-sdk -- "):
+            given = line.split(" -- ", 1)[1]
+            commands.append(shlex.split(command.replace("{posargs}", given))[3:])
+    return commands
+
+
+def test_the_cluster_page_shows_the_shard_workflow_as_the_example_file_has_it() -> None:
+    example = (ROOT / "examples" / "mutation-sdk-shards.yml").read_text(encoding="utf-8")
+    assert f"```yaml\n{example}```" in _read("cluster.md")
+    jobs = yaml.safe_load(example)["jobs"]
+    shards = jobs["shard"]["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, len(shards) + 1))
+    assert jobs["merge"]["needs"] == "shard"
+    assert _harness_commands(example) == [
+        ["mutate", "--sdk", "strands", "--reports", "reports", "--shard", f"1/{len(shards)}"],
+        ["mutate", "--merge", "shards/*.json", "--baseline"],
+    ]
+
+
+def test_every_harness_command_the_cluster_page_shows_is_one_it_takes() -> None:
+    commands = _harness_commands(_read("cluster.md"))
+    assert sum(arguments[:1] == ["mutate"] for arguments in commands) >= 7
+    parser = build_parser()
+    for arguments in commands:
+        parser.parse_args(arguments)  # an option it does not have is BadInput

@@ -14,9 +14,10 @@ from typing import Any
 import pytest
 
 from harness.mutation import classify, sdk_report, sdk_run
-from harness.mutation.classify import BEHAVIOUR, EQUIVALENT, MESSAGE_TEXT
-from harness.mutation.mutants import Mutant, MutationError
+from harness.mutation.classify import BEHAVIOUR, EQUIVALENT, MESSAGE_TEXT, UNREACHABLE
+from harness.mutation.mutants import Mutant, MutationError, listed, read_results, run_mutmut
 from harness.mutation.sdk import SDKS, SUITES, prepare_tree, strip_neutral_decorators
+from harness.mutation.shards import Shard
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -158,7 +159,7 @@ def test_a_reviewed_equivalent_is_classified_so() -> None:
 def test_the_reviewed_file_needs_a_known_class_and_a_reason(tmp_path: Path) -> None:
     path = tmp_path / "reviewed.yaml"
     path.write_text("- {mutant: x_f__mutmut_5, class: harmless, reason: never read anywhere}\n")
-    with pytest.raises(MutationError, match=r"\[0\]\.class: expected equivalent"):
+    with pytest.raises(MutationError, match=r"\[0\]\.class: expected equivalent, unreachable"):
         classify.load_reviewed(path)
     path.write_text("- {mutant: x_f__mutmut_5, reason: ok}\n")
     with pytest.raises(MutationError, match="a reason a reviewer can check"):
@@ -187,17 +188,38 @@ def _results(sdk: dict[int, str], harness: dict[int, str]) -> dict[str, dict[str
     }
 
 
+HEADER = {
+    "sdk": "strands",
+    "distribution": "strands-agents",
+    "version": "9.9",
+    "module": "strands/agent/_agent_as_tool.py",
+    "mutmut": "3.8.1",
+}
+
+
+def _report(
+    results: dict[str, dict[str, Mutant]], reviewed: classify.Reviewed | None = None
+) -> dict[str, Any]:
+    observed = sdk_report.observe(results, MUTANTS)
+    return sdk_report.document(HEADER, [], observed, reviewed or {}, "mutation/strands-9.9.yaml")
+
+
 def test_three_kill_rates_join_the_two_suites_by_mutant_name() -> None:
     results = _results(
         sdk={1: "survived", 3: "killed", 4: "survived", 5: "killed", 6: "survived"},
         harness={1: "survived", 3: "survived", 4: "killed", 5: "timeout", 6: "survived"},
     )
-    report = sdk_report.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    report = _report(results)
     rates = report["rates"]
     assert [rates[s]["killed"] for s in ("sdk", "harness", "both")] == [2, 2, 3]
     # mutants 4, 5, 6 change behaviour; 1 and 3 only message text
     assert [rates[s]["behaviour_killed"] for s in ("sdk", "harness", "both")] == [1, 2, 2]
-    assert rates["both"]["survivors_by_class"] == {BEHAVIOUR: 1, MESSAGE_TEXT: 1, EQUIVALENT: 0}
+    assert rates["both"]["survivors_by_class"] == {
+        BEHAVIOUR: 1,
+        MESSAGE_TEXT: 1,
+        EQUIVALENT: 0,
+        UNREACHABLE: 0,
+    }
     assert report["only_harness"] == ["m.x_f__mutmut_4"]
     assert report["only_sdk"] == ["m.x_f__mutmut_3"]
     assert report["behaviour_left"] == ["m.x_f__mutmut_6"]
@@ -206,7 +228,7 @@ def test_three_kill_rates_join_the_two_suites_by_mutant_name() -> None:
         "the harness kills 66.7% of behaviour-changing mutants (< 95%)"
     ]
     text = sdk_report.markdown(report)
-    assert "| the harness | 2/5 (40.0%) | 2/3 (66.7%) | 1 | 2 | 0 |" in text
+    assert "| the harness | 2/5 (40.0%) | 2/3 (66.7%) | 1 | 2 | 0 | 0 |" in text
     assert "Verdict: fails" in text
 
 
@@ -215,7 +237,7 @@ def test_the_gate_passes_when_the_harness_kills_every_behaviour_change_the_sdk_m
         sdk={1: "survived", 4: "survived", 5: "killed"},
         harness={1: "survived", 4: "killed", 5: "killed"},
     )
-    report = sdk_report.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+    report = _report(results)
     assert sdk_report.verdict(report) == []
     assert sdk_report.markdown(report).endswith("Verdict: passes\n")
 
@@ -223,7 +245,63 @@ def test_the_gate_passes_when_the_harness_kills_every_behaviour_change_the_sdk_m
 def test_the_trees_must_name_the_same_mutants() -> None:
     results = _results(sdk={1: "killed"}, harness={2: "killed"})
     with pytest.raises(MutationError, match="different mutants"):
-        sdk_report.document(SDKS["strands"], "9.9", results, MUTANTS, {}, [])
+        sdk_report.observe(results, MUTANTS)
+
+
+def test_reviewed_survivors_are_counted_in_their_own_columns() -> None:
+    """An equivalent and an unreachable survivor leave the behaviour-changing count, each in
+    its own column and section, with its reason."""
+    results = _results(
+        sdk={4: "survived", 5: "survived", 6: "survived", 7: "killed"},
+        harness={4: "survived", 5: "survived", 6: "killed", 7: "killed"},
+    )
+    reviewed = {
+        "x_f__mutmut_4": (UNREACHABLE, "only a key the public API never passes reaches it"),
+        "x_f__mutmut_5": (EQUIVALENT, "the result is never read"),
+    }
+    report = _report(results, reviewed)
+    both = report["rates"]["both"]
+    assert (both["behaviour"], both["behaviour_killed"]) == (2, 2)
+    assert both["survivors_by_class"] == {
+        BEHAVIOUR: 0,
+        MESSAGE_TEXT: 0,
+        EQUIVALENT: 1,
+        UNREACHABLE: 1,
+    }
+    text = sdk_report.markdown(report)
+    assert "| both together | 2/4 (50.0%) | 2/2 (100.0%) | 0 | 0 | 1 | 1 |" in text
+    assert "## Reviewed unreachable mutants (1)" in text
+    assert "- `x_f__mutmut_4`: only a key the public API never passes reaches it" in text
+    assert "## Reviewed equivalent mutants (1)" in text
+
+
+@pytest.mark.parametrize("status", ["killed", "timeout"])
+@pytest.mark.parametrize("kind", [EQUIVALENT, UNREACHABLE, MESSAGE_TEXT])
+def test_a_review_of_a_killed_mutant_is_refused(status: str, kind: str) -> None:
+    """Whatever its class, a review excuses a survivor only: one of a mutant a suite killed
+    (or hung on) is refused, naming the file, the mutant and the suite."""
+    results = _results(sdk={4: status, 5: "survived"}, harness={4: "survived", 5: "survived"})
+    reviewed = {
+        "x_f__mutmut_4": (kind, "it looked harmless to a reviewer"),
+        "x_f__mutmut_5": (EQUIVALENT, "the result is never read"),
+    }
+    with pytest.raises(MutationError) as refused:
+        _report(results, reviewed)
+    assert str(refused.value) == (
+        f"mutation/strands-9.9.yaml: a review of a killed mutant: x_f__mutmut_4 ({kind}, killed "
+        "by the SDK's own suite); expected reviews only of mutants no suite kills (remove them)"
+    )
+    del reviewed["x_f__mutmut_4"]
+    assert _report(results, reviewed)["rates"]["sdk"]["killed"] == 1
+
+
+def test_a_review_of_a_mutant_the_run_does_not_have_is_refused() -> None:
+    results = _results(sdk={5: "survived"}, harness={5: "survived"})
+    reviewed = {"x_f__mutmut_9": (EQUIVALENT, "the result is never read")}
+    with pytest.raises(
+        MutationError, match=r"strands-9\.9\.yaml: no such mutant in this run: x_f__mutmut_9;"
+    ):
+        _report(results, reviewed)
 
 
 def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_path: Path) -> None:
@@ -328,10 +406,11 @@ def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
     monkeypatch.setattr(sdk_run, "installed", lambda _: (package, "9.9"))
     monkeypatch.setattr(sdk_run, "fetch_sdk_tests", no_download)
     monkeypatch.setattr(sdk_run, "run_mutmut", run_mutmut)
-    report = sdk_run.mutate_sdk(sdk, workdir, 1, suites=("harness",))
+    result = sdk_run.mutate_sdk(sdk, workdir, 1, suites=("harness",))
     assert runs == [harness_tree]
     assert not (harness_tree / "stale").exists()
-    rows = {row["mutant"].rsplit("_", 1)[-1]: row for row in report["mutants"]}
+    assert result["suites_run"] == ["harness"]
+    rows = {row["mutant"].rsplit("_", 1)[-1]: row for row in result["mutants"]}
     assert {n: (row["sdk"], row["harness"]) for n, row in rows.items()} == {
         "3": ("killed", "survived"),
         "4": ("survived", "killed"),
@@ -339,3 +418,41 @@ def test_one_suite_is_rerun_and_the_others_last_results_are_reused(
     }
     with pytest.raises(MutationError, match="unknown suite 'own'"):
         sdk_run.mutate_sdk(sdk, workdir, 1, suites=("own",))
+
+
+def test_mutmut_lists_the_mutants_it_makes_and_a_shard_runs_only_its_own(tmp_path: Path) -> None:
+    """A shard rests on two things mutmut does: its generator, called before any run, names
+    the mutants a run makes; and ``mutmut run NAMES`` runs those and no other.  Checked on a
+    tiny package with real mutmut."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    source = textwrap.dedent(
+        """\
+        def add(a, b):
+            return a + b
+
+
+        def greet(name):
+            if not name:
+                return "nobody"
+            return "hi " + name
+        """
+    )
+    (tmp_path / "pkg" / "mod.py").write_text(source)
+    (tmp_path / "tests" / "test_mod.py").write_text(
+        "from pkg.mod import add, greet\n\n\ndef test_it():\n"
+        "    assert add(2, 3) == 5\n    assert greet('x') == 'hi x'\n"
+    )
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mutmut]\nsource_paths = ["pkg/"]\nonly_mutate = ["pkg/mod.py"]\n'
+        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "no:nested_interrupt_harness"]\n'
+    )
+    names = listed("pkg/mod.py", source)
+    assert "pkg.mod.x_greet__mutmut_1" in names
+    chosen = [name for name in names if Shard(1, 2).holds(name)]
+    assert 0 < len(chosen) < len(names)
+    run_mutmut(tmp_path, chosen, 1)
+    ran = {mutant.name: mutant.status for mutant in read_results(tmp_path).mutants}
+    assert sorted(ran) == names
+    assert {name for name, status in ran.items() if status != "not run"} == set(chosen)

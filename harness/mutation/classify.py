@@ -1,7 +1,11 @@
 """The class of an SDK mutant: ``message text`` (the mutation changes only what a log call or a
 raised exception says, found by comparing the mutant's syntax tree with the original's),
-``equivalent`` (reviewed, with a reason, in ``mutation/<sdk>-<version>.yaml``, which may also
-mark a mutant ``message text`` the syntax rule misses) or ``behaviour`` (everything else).
+``equivalent`` (reviewed, with a reason, in ``mutation/<sdk>-<version>.yaml``: no run of the
+SDK can tell it from the original), ``unreachable`` (reviewed likewise: what it changes only
+matters on a path the SDK's public API never takes, such as the default of an argument only
+the SDK's own code passes), or ``behaviour`` (everything else).  A review may also mark a
+mutant ``message text`` the syntax rule misses.  A review is for a survivor only: a review on a
+mutant a suite killed is refused.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from harness.mutation.source import Function, functions_of
 BEHAVIOUR: Final = "behaviour"
 MESSAGE_TEXT: Final = "message text"
 EQUIVALENT: Final = "equivalent"
+UNREACHABLE: Final = "unreachable"
+REVIEWED_CLASSES: Final = (EQUIVALENT, UNREACHABLE, MESSAGE_TEXT)
 LOG_METHODS: Final = frozenset(
     {"debug", "info", "warning", "warn", "error", "exception", "critical", "log"}
 )
@@ -124,13 +130,13 @@ Reviewed = dict[str, tuple[str, str]]  # mutant name -> (class, reason)
 
 
 def _known_class(where: str, review: Review) -> None:
-    if review.get("class", EQUIVALENT) not in (EQUIVALENT, MESSAGE_TEXT):
-        raise MutationError(f"{where}.class: expected equivalent or message text")
+    if review.get("class", EQUIVALENT) not in REVIEWED_CLASSES:
+        raise MutationError(f"{where}.class: expected equivalent, unreachable or message text")
 
 
 def load_reviewed(path: Path) -> Reviewed:
-    """The reviewed survivors: each a mutant (its short name), a class (``equivalent``, or
-    ``message text``) and the reason a reviewer can check."""
+    """The reviewed survivors: each a mutant (its short name), a class (``equivalent``,
+    ``unreachable`` or ``message text``) and the reason a reviewer can check."""
     return {
         str(review["mutant"]): (
             review.get("class", EQUIVALENT),
@@ -141,8 +147,15 @@ def load_reviewed(path: Path) -> Reviewed:
 
 
 def classify(functions: dict[str, Function], mutant: str, reviewed: Reviewed) -> str:
+    """The mutant's class: its review's, else ``syntax_class``."""
     if short_name(mutant) in reviewed:
         return reviewed[short_name(mutant)][0]
+    return syntax_class(functions, mutant)
+
+
+def syntax_class(functions: dict[str, Function], mutant: str) -> str:
+    """``message text`` when the syntax trees show the mutant changes only what a message says,
+    else ``behaviour``."""
     original = functions[_original_name(mutant)]
     pairs = where_changed(original, functions[short_name(mutant)])
     if pairs is not None and is_message_text(pairs):

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Final
 
@@ -109,6 +110,30 @@ def read_results(workdir: Path, direction: Callable[[str, str], str] = no_direct
             key: sorted(value) for key, value in stats["tests_by_mangled_function_name"].items()
         }
     return Result(mutants, tests=tests)
+
+
+def mutmut_version() -> str:
+    try:
+        return version("mutmut")
+    except PackageNotFoundError:
+        raise MutationError("mutmut is not installed (the mutation extra)") from None
+
+
+def listed(module_path: str, source: str) -> list[str]:
+    """The full names of the mutants mutmut makes of ``source``, the module at ``module_path``
+    (relative to a source path), without running anything: from mutmut 3.8's own generator,
+    so they are the names ``mutmut run`` gives (a run's results are checked against them)."""
+    try:
+        from mutmut.mutation.file_mutation import mutate_file_contents
+
+        names = mutate_file_contents(module_path, source).mutant_names
+    except (ImportError, AttributeError):
+        raise MutationError(
+            f"mutmut {mutmut_version()} cannot list its mutants before a run; expected "
+            "mutmut 3.8 or later (a shard runs only its own)"
+        ) from None
+    module = module_path.removesuffix(".py").replace("/", ".")
+    return sorted(f"{module}.{name}" for name in names)
 
 
 def run_mutmut(workdir: Path, patterns: Iterable[str], max_children: int) -> None:
