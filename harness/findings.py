@@ -90,7 +90,6 @@ from scenarios.model import Scenario
 
 FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings_search)
 PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must write why
-GENERATED = "generated-"  # the names of generated scenarios, the only ones a class covers
 DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
 
 

@@ -66,6 +66,8 @@ GenericCorruption = Literal[
 ]
 Corruption = Literal[FormatSpecificCorruption, GenericCorruption]
 CORRUPTIONS: Final[tuple[str, ...]] = get_args(Corruption)
+# a target that can take a damage has the capability corruption:<kind>
+CORRUPTION_CAPABILITY: Final = "corruption:"
 DESCRIPTIONS: Final[dict[str, str]] = {
     "schema_version_other": "the schema version is one the code does not know",
     "schema_version_missing": "the schema version field is gone",

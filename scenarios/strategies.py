@@ -21,6 +21,7 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from scenarios.model import (
+    CORRUPTION_CAPABILITY,
     CORRUPTIONS,
     Answer,
     Corrupt,
@@ -59,7 +60,7 @@ DRAWN_CAPABILITIES: Final = frozenset(
         "stateful_provider",
         "sliding_window",
         "restart",
-        *(f"corruption:{kind}" for kind in GENERATED_CORRUPTIONS),
+        *(f"{CORRUPTION_CAPABILITY}{kind}" for kind in GENERATED_CORRUPTIONS),
     }
 )
 
@@ -174,7 +175,7 @@ def scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities = None)
     tree = draw(trees(capabilities=capabilities))
     steps: list[Step] = []
     restarts = can("restart")
-    damages = [kind for kind in GENERATED_CORRUPTIONS if can(f"corruption:{kind}")]
+    damages = [kind for kind in GENERATED_CORRUPTIONS if can(f"{CORRUPTION_CAPABILITY}{kind}")]
     if restarts and draw(st.booleans()):
         steps.append(Restart(restart=True))
     steps.append(Run(run="p1"))
