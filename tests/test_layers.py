@@ -62,14 +62,44 @@ FORBIDDEN = [
     ("scenarios", ["harness", "fakes"]),
     (
         "harness.checkers",
-        ["harness.targets", "harness.reference", "harness.runner", "harness.campaigns"],
+        [
+            "harness.targets",
+            "harness.reference",
+            "harness.runner",
+            "harness.campaigns",
+            "harness.findings",
+        ],
     ),
     (
         "harness.targets",
         ["harness.runner", "harness.checkers", "harness.findings", "harness.campaigns"],
     ),
-    # judging findings needs the scenario classes, not the generators (and hypothesis)
-    ("harness.findings", ["scenarios.statistics", "scenarios.strategies", "scenarios.corpus"]),
+    # judging findings needs the scenario classes, not the generators (and hypothesis); it judges
+    # what a run recorded and runs nothing itself
+    (
+        "harness.findings",
+        [
+            "scenarios.statistics",
+            "scenarios.strategies",
+            "scenarios.corpus",
+            "harness.runner",
+            "harness.targets",
+            "harness.reference",
+            "harness.campaigns",
+            "harness.conformance",
+        ],
+    ),
+    # a findings file's model knows no run and no file on disk; judging writes nothing
+    (
+        "harness.findings.document",
+        [
+            "harness.history",
+            "harness.findings.loading",
+            "harness.findings.verdict",
+            "harness.findings.recording",
+        ],
+    ),
+    ("harness.findings.verdict", ["harness.findings.loading", "harness.findings.recording"]),
     # mutation testing runs mutmut on the code in another process; it imports none of it
     ("harness.mutation", ["harness", "scenarios", "fakes"]),
 ]
