@@ -20,9 +20,8 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+from scenarios.corruptions import CORRUPTION_CAPABILITY, CORRUPTIONS
 from scenarios.model import (
-    CORRUPTION_CAPABILITY,
-    CORRUPTIONS,
     Answer,
     Corrupt,
     Repair,

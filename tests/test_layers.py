@@ -117,6 +117,29 @@ def crossings(graph: dict[str, frozenset[str]], layer: str, forbidden: list[str]
     )
 
 
+# (importer, the only modules of the project outside it that it may import)
+ONLY = [
+    # the fakes read the scenario language's vocabulary (a corruption's name), nothing else of it
+    ("fakes", ["scenarios.corruptions"]),
+    # the parts the scenario model gathers depend on what they share, never on the whole
+    ("scenarios.corruptions", []),
+    ("scenarios.fields", []),
+    ("scenarios.tree", ["scenarios.fields"]),
+    ("scenarios.steps", ["scenarios.fields", "scenarios.corruptions"]),
+]
+
+
+def beyond(graph: dict[str, frozenset[str]], layer: str, allowed: list[str]) -> list[str]:
+    """Imports from inside ``layer`` of anything of the project outside it but ``allowed``."""
+    return sorted(
+        f"{module} imports {imported}"
+        for module, imported_modules in graph.items()
+        if inside(module, layer)
+        for imported in imported_modules
+        if not inside(imported, layer) and not any(inside(imported, a) for a in allowed)
+    )
+
+
 COMMAND_LINE = ("harness.cli", "harness.commands")
 # the modules of harness.commands that several commands share; every other one is a command
 SHARED_BY_COMMANDS = {
@@ -193,6 +216,13 @@ def test_a_layer_imports_nothing_above_it(layer: str, forbidden: list[str]) -> N
     assert crossings(imports(), layer, forbidden) == []
 
 
+@pytest.mark.parametrize(("layer", "allowed"), ONLY, ids=[layer for layer, _ in ONLY])
+def test_a_module_imports_only_what_it_needs(layer: str, allowed: list[str]) -> None:
+    graph = imports()
+    assert any(inside(module, layer) for module in graph)  # it reads them
+    assert beyond(graph, layer, allowed) == []
+
+
 def test_no_module_imports_itself_through_others() -> None:
     assert cycle(imports()) is None
 
@@ -245,3 +275,7 @@ def test_the_reading_sees_a_cycle_and_a_crossing() -> None:
     assert crossings(graph, "harness.targets", ["harness"]) == []  # its __version__ only
     assert cycle(graph) == "harness.checkers.x -> harness.checkers.y -> harness.checkers.x"
     assert cycle({**graph, "harness.checkers.y": frozenset()}) is None
+    stores = {"fakes.stores": frozenset({"fakes.log", "scenarios.corruptions", "scenarios.model"})}
+    assert beyond(stores, "fakes", ["scenarios.corruptions"]) == [
+        "fakes.stores imports scenarios.model"
+    ]

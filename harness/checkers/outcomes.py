@@ -17,7 +17,7 @@ from harness.checkers.records import (
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
-from scenarios.model import Call
+from scenarios.tree import Call
 
 DEFAULT_TASK = Call.model_fields["prompt"].default  # what a call asks when it does not say
 
