@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -30,7 +30,8 @@ DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` re
 
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-3])|D|O)$")]
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
-Digest = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
+Digest = Annotated[str, Field(pattern=rf"^{DIGEST}[0-9a-f]{{64}}$")]
 
 
 class Witness(BaseModel):
@@ -209,4 +210,4 @@ def scenario_digest(scenario: Scenario) -> str:
     for key in PROSE:
         data.pop(key, None)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return DIGEST + hashlib.sha256(text.encode("utf-8")).hexdigest()
