@@ -19,7 +19,7 @@ import json
 from typing import Any, Final, Protocol, get_args
 
 # the names and what each means are part of the scenario language
-from scenarios.model import CORRUPTIONS, FormatSpecificCorruption
+from scenarios.corruptions import CORRUPTIONS, FormatSpecificCorruption
 
 FORMAT_SPECIFIC: Final = frozenset(get_args(FormatSpecificCorruption))
 # what any stored JSON document can suffer, whatever its format

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, unquote
 
 from fakes.corruption import ContinuationFormat, CorruptionNotApplicable, apply
-from scenarios.model import Corruption
+from scenarios.corruptions import Corruption
 
 KEY_PREFIX = "key-"
 

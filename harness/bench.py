@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from harness.report import target_column
 from harness.runner import Recorder
-from harness.scratch import scratch_directory
+from harness.scratch import BENCH, scratch_directory
 from harness.targets.base import Target, missing_capabilities
 from scenarios.loading import parse_scenario
 from scenarios.model import Scenario
@@ -144,7 +144,7 @@ def _after(target: Target, scenario: Scenario, probe: SessionProbe) -> int | Non
     """``probe`` of the session once every step of ``scenario`` ran on ``target``."""
     if missing_capabilities(target.info, scenario):
         return None
-    with scratch_directory("nested-interrupt-bench-") as workdir:
+    with scratch_directory(BENCH) as workdir:
         session = target.start(scenario, Path(workdir))
         Recorder(session, scenario).steps()
         return probe(session)
@@ -162,7 +162,7 @@ def _store_cycles(target: Target) -> list[int] | None:
     scenario = parse_scenario(
         scenario.model_dump(mode="json", exclude_defaults=True) | {"steps": steps}, "cycles"
     )
-    with scratch_directory("nested-interrupt-bench-") as workdir:
+    with scratch_directory(BENCH) as workdir:
         session: Any = target.start(scenario, Path(workdir))
         if not hasattr(session, "store_bytes"):
             return None
@@ -181,7 +181,7 @@ def _floor(scenario: Scenario) -> int:
     that holds it all)."""
     from harness.targets.reference import ReferenceTarget
 
-    with scratch_directory("nested-interrupt-bench-") as workdir:
+    with scratch_directory(BENCH) as workdir:
         session = ReferenceTarget().start(scenario, Path(workdir))
         Recorder(session, scenario).steps()
         [entry] = session.store.continuations()

@@ -79,7 +79,7 @@ def judge(
     generated scenarios drawn within its capabilities).  ``generated`` names the scenarios the
     generator drew: only those may be covered by a findings file's classes.  ``drafts`` reads
     findings files whose explanations are still placeholders (``record`` rewrites its own);
-    ``findings`` is where they are searched (default: ``harness.findings_search.search_path``);
+    ``findings`` is where they are searched (default: ``harness.findings.search.search_path``);
     ``execution``: where the runs happen (each scenario on each target a task)."""
     result = Conformance()
     lists = {target.info.name: (own or {}).get(target.info.name, scenarios) for target in targets}

@@ -4,7 +4,7 @@
 
 collects every ``.yaml``/``.yml`` scenario file under the given paths (files whose top level has
 ``tree`` and ``steps``) as one test item per target.  Each item is judged as ``check`` judges
-it, against the findings files on the findings path (``harness.findings_search``; add folders
+it, against the findings files on the findings path (``harness.findings.search``; add folders
 with ``--harness-findings DIR``):
 
 - no violation: it passes;
@@ -51,7 +51,7 @@ from harness.findings import (
     observe,
     scenario_digest,
 )
-from harness.findings_search import search_path
+from harness.findings.search import search_path
 from harness.runner import AdapterError, run_scenario
 from harness.targets import registry
 from harness.targets.base import TargetInfo

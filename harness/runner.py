@@ -21,7 +21,7 @@ from typing import Any
 
 from fakes.corruption import CorruptionNotApplicable
 from harness.history import History, StepRecord
-from harness.scratch import scratch_directory
+from harness.scratch import RUN, scratch_directory
 from harness.targets.base import (
     Observation,
     PendingInterrupt,
@@ -218,7 +218,7 @@ def has_control(scenario: Scenario) -> bool:
 def _record(
     target: Target, scenario: Scenario, name: str, *, control: bool = False
 ) -> tuple[StepRecord, ...]:
-    with scratch_directory("nested-interrupt-") as workdir:
+    with scratch_directory(RUN) as workdir:
         recorder = None
         try:
             session = target.start(scenario, Path(workdir))

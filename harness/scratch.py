@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Final
 
 IN_MEMORY: Final = Path("/dev/shm")
+RUN: Final = "nested-interrupt-"  # how a run's work directory is named
+BENCH: Final = f"{RUN}bench-"  # and a measurement's
 
 
 def scratch_directory(prefix: str) -> tempfile.TemporaryDirectory[str]:

@@ -44,10 +44,11 @@ from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities, restore_scena
 CORPUS: Final = Path(__file__).parent / "corpus"
 COMMITTED: Final = ("ci",)  # the profiles whose sample is committed; the others are drawn
 SHARED: Final = "generated"  # the file stem of the sample every fully capable target runs
-GENERAL, RESTORE = "generated-", "generated-restore-"
+GENERATED: Final = "generated-"  # how a generated scenario's name begins (the general family's)
+RESTORE: Final = f"{GENERATED}restore-"  # how a name of the focused (restore) family begins
 REGENERATE: Final = "python -m harness generate --profile {profile}"
 HEADER_KEYS: Final = ("capabilities", "hypothesis", "profile", "regenerate", "scenarios")
-NAME: Final = re.compile(r"(generated-(?:restore-)?)(\d{3,})")
+NAME: Final = re.compile(rf"({RESTORE}|{GENERATED})(\d{{3,}})")  # and its number
 
 Named = list[tuple[str, Scenario]]
 
@@ -70,7 +71,7 @@ def draw(profile: str, capabilities: Capabilities) -> Named:
     within = drawn_within(capabilities)
     general = sample(profile, lambda: scenarios(capabilities=within))
     focused = sample(profile, lambda: restore_scenarios(capabilities=within))
-    return [(f"{GENERAL}{i:03d}", scenario) for i, scenario in enumerate(general)] + [
+    return [(f"{GENERATED}{i:03d}", scenario) for i, scenario in enumerate(general)] + [
         (f"{RESTORE}{i:03d}", scenario) for i, scenario in enumerate(focused)
     ]
 
@@ -160,7 +161,7 @@ def read(path: Path, profile: str) -> Named:
         name = data["name"]
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise CorpusError(
-                f"{path}: line {number}: name: expected generated-NNN or generated-restore-NNN, "
+                f"{path}: line {number}: name: expected {GENERATED}NNN or {RESTORE}NNN, "
                 f"got {name!r}"
             )
         if name in seen:

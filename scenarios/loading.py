@@ -19,7 +19,8 @@ from typing import Any, Final
 import yaml
 from pydantic import ValidationError
 
-from scenarios.model import FieldError, Scenario, field_path
+from scenarios.fields import FieldError, field_path
+from scenarios.model import Scenario
 from scenarios.oracle import ScenarioError, expectations
 
 REGRESSIONS = Path(__file__).parent / "regressions"

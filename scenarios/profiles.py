@@ -27,6 +27,7 @@ from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 PROFILES = ("ci", "dev", "deep", "mutmut")
 DATABASE = "HYPOTHESIS_DATABASE"  # dir:PATH or redis://HOST:PORT[/DB]; unset: this machine's
+FOLDER = "dir:"  # dir:PATH, a folder every machine can reach
 REDIS = ("redis://", "rediss://", "unix://")
 # scenario strategies consult the oracle while drawing: slower than hypothesis expects
 SLOW_STRATEGIES = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -41,8 +42,8 @@ def example_database(environ: Mapping[str, str]) -> ExampleDatabase | None:
     chosen = environ.get(DATABASE, "").strip()
     if not chosen:
         return None
-    if chosen.startswith("dir:") and chosen.removeprefix("dir:"):
-        return DirectoryBasedExampleDatabase(chosen.removeprefix("dir:"))
+    if chosen.startswith(FOLDER) and chosen.removeprefix(FOLDER):
+        return DirectoryBasedExampleDatabase(chosen.removeprefix(FOLDER))
     if chosen.startswith(REDIS):
         try:
             from hypothesis.extra.redis import RedisExampleDatabase

@@ -5,7 +5,7 @@
 
 Both come from ``Scenario.model_json_schema()``: the JSON Schema as pydantic writes it (for
 editors), and a Markdown page that walks the same schema, one table per kind of object, plus the
-corruption names (``scenarios.model.DESCRIPTIONS``) and the cross-field rules stated in the
+corruption names (``scenarios.corruptions.DESCRIPTIONS``) and the cross-field rules stated in the
 model's docstrings.  ``tests/test_docs.py`` fails when the committed files differ.
 """
 
@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from scenarios.model import DESCRIPTIONS, SCENARIO_CLASSES, STEP_KEYS, Scenario
+from scenarios.corruptions import DESCRIPTIONS
+from scenarios.model import SCENARIO_CLASSES, STEP_KEYS, Scenario
 
 DOCS: Final = Path(__file__).resolve().parent.parent / "docs"
 SCHEMA_FILE: Final = "scenario.schema.json"

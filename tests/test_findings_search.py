@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import harness
-from harness import findings_search
 from harness.cli import main
 from harness.findings import FINDINGS, FindingsFileError, load_document
-from harness.findings_search import BUNDLED, ENTRY_POINT_GROUP, locate, search_path
+from harness.findings import search as findings_search
+from harness.findings.search import BUNDLED, ENTRY_POINT_GROUP, locate, search_path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = (ROOT / "scenarios" / "regressions" / "colliding-ids.yaml").read_text(encoding="utf-8")

@@ -62,14 +62,44 @@ FORBIDDEN = [
     ("scenarios", ["harness", "fakes"]),
     (
         "harness.checkers",
-        ["harness.targets", "harness.reference", "harness.runner", "harness.campaigns"],
+        [
+            "harness.targets",
+            "harness.reference",
+            "harness.runner",
+            "harness.campaigns",
+            "harness.findings",
+        ],
     ),
     (
         "harness.targets",
         ["harness.runner", "harness.checkers", "harness.findings", "harness.campaigns"],
     ),
-    # judging findings needs the scenario classes, not the generators (and hypothesis)
-    ("harness.findings", ["scenarios.statistics", "scenarios.strategies", "scenarios.corpus"]),
+    # judging findings needs the scenario classes, not the generators (and hypothesis); it judges
+    # what a run recorded and runs nothing itself
+    (
+        "harness.findings",
+        [
+            "scenarios.statistics",
+            "scenarios.strategies",
+            "scenarios.corpus",
+            "harness.runner",
+            "harness.targets",
+            "harness.reference",
+            "harness.campaigns",
+            "harness.conformance",
+        ],
+    ),
+    # a findings file's model knows no run and no file on disk; judging writes nothing
+    (
+        "harness.findings.document",
+        [
+            "harness.history",
+            "harness.findings.loading",
+            "harness.findings.verdict",
+            "harness.findings.recording",
+        ],
+    ),
+    ("harness.findings.verdict", ["harness.findings.loading", "harness.findings.recording"]),
     # mutation testing runs mutmut on the code in another process; it imports none of it
     ("harness.mutation", ["harness", "scenarios", "fakes"]),
 ]
@@ -84,6 +114,29 @@ def crossings(graph: dict[str, frozenset[str]], layer: str, forbidden: list[str]
         if not inside(imported, layer)
         and any(inside(imported, package) for package in forbidden)
         and not (layer == "harness.targets" and imported == "harness")  # its __version__
+    )
+
+
+# (importer, the only modules of the project outside it that it may import)
+ONLY = [
+    # the fakes read the scenario language's vocabulary (a corruption's name), nothing else of it
+    ("fakes", ["scenarios.corruptions"]),
+    # the parts the scenario model gathers depend on what they share, never on the whole
+    ("scenarios.corruptions", []),
+    ("scenarios.fields", []),
+    ("scenarios.tree", ["scenarios.fields"]),
+    ("scenarios.steps", ["scenarios.fields", "scenarios.corruptions"]),
+]
+
+
+def beyond(graph: dict[str, frozenset[str]], layer: str, allowed: list[str]) -> list[str]:
+    """Imports from inside ``layer`` of anything of the project outside it but ``allowed``."""
+    return sorted(
+        f"{module} imports {imported}"
+        for module, imported_modules in graph.items()
+        if inside(module, layer)
+        for imported in imported_modules
+        if not inside(imported, layer) and not any(inside(imported, a) for a in allowed)
     )
 
 
@@ -163,6 +216,13 @@ def test_a_layer_imports_nothing_above_it(layer: str, forbidden: list[str]) -> N
     assert crossings(imports(), layer, forbidden) == []
 
 
+@pytest.mark.parametrize(("layer", "allowed"), ONLY, ids=[layer for layer, _ in ONLY])
+def test_a_module_imports_only_what_it_needs(layer: str, allowed: list[str]) -> None:
+    graph = imports()
+    assert any(inside(module, layer) for module in graph)  # it reads them
+    assert beyond(graph, layer, allowed) == []
+
+
 def test_no_module_imports_itself_through_others() -> None:
     assert cycle(imports()) is None
 
@@ -215,3 +275,7 @@ def test_the_reading_sees_a_cycle_and_a_crossing() -> None:
     assert crossings(graph, "harness.targets", ["harness"]) == []  # its __version__ only
     assert cycle(graph) == "harness.checkers.x -> harness.checkers.y -> harness.checkers.x"
     assert cycle({**graph, "harness.checkers.y": frozenset()}) is None
+    stores = {"fakes.stores": frozenset({"fakes.log", "scenarios.corruptions", "scenarios.model"})}
+    assert beyond(stores, "fakes", ["scenarios.corruptions"]) == [
+        "fakes.stores imports scenarios.model"
+    ]

@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 from fakes.crash import SimulatedCrash
 from harness.execution import IN_PROCESS, Execution
 from harness.runner import Recorder
-from harness.scratch import scratch_directory
+from harness.scratch import RUN, scratch_directory
 from harness.targets.base import Target
 from scenarios.model import Answer, Resend, Scenario
 from scenarios.oracle import approvals, expectations
@@ -71,7 +71,7 @@ def crash_points(target: Target, scenario: Scenario) -> list[CrashPoint]:
     """Every boundary the scenario's answers pass on ``target`` without a crash; empty if the
     target's sessions cannot crash on request."""
     points: list[CrashPoint] = []
-    with scratch_directory("nested-interrupt-") as workdir:
+    with scratch_directory(RUN) as workdir:
         session = target.start(scenario, Path(workdir))
         if not isinstance(session, CrashableSession):
             return []
@@ -89,7 +89,7 @@ def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPo
     """``scenario`` on ``target`` with a crash at ``point``, restarted and the answer re-sent."""
     approved = approvals(expectations(scenario))
     crashed, restart_error = False, None
-    with scratch_directory("nested-interrupt-") as workdir:
+    with scratch_directory(RUN) as workdir:
         session: Any = target.start(scenario, Path(workdir))
         recorder = Recorder(session, scenario)
         for index, step in enumerate(scenario.steps):

@@ -5,7 +5,7 @@ class, with the reasons it has that class), the crash-point verdict (at most onc
 action twice, with the case that shows it), and the privacy and isolation campaigns.  The
 document holds no timing and no paths, so the same seed gives the same bytes.
 
-A target without a findings file (on the findings search path, ``harness.findings_search``) is
+A target without a findings file (on the findings search path, ``harness.findings.search``) is
 expected to pass every campaign: corruption only ever SAFE (or TOLERATED), at most once under
 crashes, no privacy or isolation violation.  A target with one (a released SDK) is held to its
 recorded outcome instead (``harness.campaigns.expected``), when one was recorded with this

@@ -18,10 +18,12 @@ from harness.checkers import (
     delivery,
     depth,
     endings,
+    executions,
+    failures,
     naming,
+    outcomes,
     privacy,
     restarts,
-    safety,
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
@@ -66,9 +68,9 @@ CHECKERS: tuple[Checker, ...] = (
         delivery.partial_answers,
     ),
     _checker(
-        safety.AT_MOST_ONCE,
+        executions.AT_MOST_ONCE,
         "No protected action runs without an approval, and none runs twice for one approval.",
-        safety.at_most_once,
+        executions.at_most_once,
     ),
     _checker(
         restarts.RESTART_TRANSPARENCY,
@@ -95,10 +97,10 @@ CHECKERS: tuple[Checker, ...] = (
         frozenset({"public_events"}),
     ),
     _checker(
-        safety.LOUD_SAFE_FAILURE,
+        failures.LOUD_SAFE_FAILURE,
         "A continuation that cannot be restored fails loudly: the interrupt stays pending, "
         "nothing runs, no stale response is shown.",
-        safety.loud_safe_failure,
+        failures.loud_safe_failure,
     ),
     _checker(
         delivery.ISOLATION,
@@ -129,9 +131,9 @@ CHECKERS: tuple[Checker, ...] = (
         restarts.differential,
     ),
     _checker(
-        safety.EXPECTED_OUTCOME,
+        outcomes.EXPECTED_OUTCOME,
         "Every step ends as the scenario says: stop reason, final answer, no forbidden error.",
-        safety.expected_outcome,
+        outcomes.expected_outcome,
     ),
 )
 

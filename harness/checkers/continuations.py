@@ -14,7 +14,7 @@ from harness.checkers.records import (
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History, StepRecord
-from scenarios.model import Agent
+from scenarios.tree import Agent
 
 CONTINUATION_FIDELITY = Invariant("I6", "continuation-fidelity")
 BOUNDED_CONTINUATION = Invariant("I7", "bounded-continuation")

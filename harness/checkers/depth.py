@@ -19,7 +19,7 @@ from harness.checkers.records import (
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
-from scenarios.model import Agent
+from scenarios.tree import Agent
 
 DEPTH = Invariant("I11", "depth")
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
 from harness.history import History, StepRecord
-from scenarios.model import Agent
+from scenarios.tree import Agent
 
 CONVERSATION: Final = frozenset({"run", "answer", "resend"})  # steps that talk to the root
 UNLABELLED: Final = "?"  # a pending interrupt whose reason names no protected action

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness import execution
 from harness.findings import FindingsFileError, load_findings
-from harness.findings_search import search_path
+from harness.findings.search import search_path
 from harness.isolation import ProcessIsolated
 from harness.targets import registry
 from harness.targets.base import Target

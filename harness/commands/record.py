@@ -34,7 +34,7 @@ from harness.findings import (
     read_findings_file,
     record,
 )
-from harness.findings_search import BUNDLED, locate
+from harness.findings.search import BUNDLED, locate
 from harness.report import write_atomically
 from scenarios.loading import REGRESSIONS
 

@@ -1,5 +1,5 @@
-"""Checkers for what must never happen: an action running unapproved or twice (I4), a failure that
-is silent or unsafe (I9), and a step ending otherwise than the scenario says (O)."""
+"""Checker for how each step ends against what the scenario says (O): stop reason, final answer,
+no forbidden error, the file's ``expect:``, and the task each agent is given."""
 
 from __future__ import annotations
 
@@ -9,94 +9,19 @@ from harness.checkers.records import (
     brief,
     error_of,
     executed,
-    expected_executed,
     is_conversation,
     listing,
     shown,
-    shown_text,
     succeeded,
     times,
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
-from scenarios.model import Call
+from scenarios.tree import Call
 
 DEFAULT_TASK = Call.model_fields["prompt"].default  # what a call asks when it does not say
 
-AT_MOST_ONCE = Invariant("I4", "at-most-once")
-LOUD_SAFE_FAILURE = Invariant("I9", "loud-safe-failure")
 EXPECTED_OUTCOME = Invariant("O", "expected-outcome")
-
-
-def at_most_once(history: History) -> list[Violation]:
-    """I4: no protected action runs without an approval, none runs twice for one approval.
-
-    Nothing runs during a restart, a corruption or a repair; an action never approved anywhere
-    in the scenario never runs; and up to every step, each action has run at most as often as
-    the approvals so far allow (re-sending an answer does not run it again).  An approved action
-    run by an answer that had to be refused (a corrupted store) is I9's finding, not this one's;
-    it counts here all the same, so running it again later is caught as running twice.
-    """
-    approved = Counter(label for step in history.steps for label in expected_executed(step))
-    ran: Counter[str] = Counter()
-    allowed: Counter[str] = Counter()
-    found: list[Violation] = []
-    for step in history.steps:
-        here = Counter(executed(step))
-        ran.update(here)
-        allowed.update(expected_executed(step))
-        for label in sorted(here):
-            if step.kind in ("restart", "corrupt", "repair"):
-                expected = f"nothing runs during a {step.kind}"
-                seen = f"{label} ran {times(here[label])}"
-            elif not approved[label]:
-                expected = f"{label} never runs (never approved)"
-                seen = f"{label} ran {times(ran[label])}"
-            elif ran[label] > allowed[label] and step.expected["error"] != "required":
-                expected = f"{label} runs at most {times(allowed[label])} so far"
-                seen = f"{label} ran {times(ran[label])}"
-            else:
-                continue
-            found.append(AT_MOST_ONCE.violation(step.index, expected, seen))
-    return found
-
-
-def loud_safe_failure(history: History) -> list[Violation]:
-    """I9: a continuation that cannot be restored fails loudly and safely.
-
-    In every step that must fail: an error is raised or logged, nothing runs, and the pending
-    interrupts are exactly those shown by the last step that succeeded (same questions, same
-    ids).  That none of them carries a stale response is checked once, by I12, at every step
-    (``naming.fresh_questions``): here it would report the same defect a second time.
-    """
-    found: list[Violation] = []
-    last_shown: list[tuple[str, int, str]] = []
-    for step in history.steps:
-        if step.expected["error"] == "required":
-            if error_of(step) is None:
-                found.append(
-                    LOUD_SAFE_FAILURE.violation(
-                        step.index, "an error is raised or logged", "failure was silent"
-                    )
-                )
-            if step.executions:
-                found.append(
-                    LOUD_SAFE_FAILURE.violation(
-                        step.index, "nothing runs", "ran " + listing(executed(step))
-                    )
-                )
-            now = shown(step)
-            if now != last_shown:
-                found.append(
-                    LOUD_SAFE_FAILURE.violation(
-                        step.index,
-                        "still pending " + listing(map(shown_text, last_shown)),
-                        "pending " + listing(map(shown_text, now)),
-                    )
-                )
-        if succeeded(step):
-            last_shown = shown(step)
-    return found
 
 
 def expected_outcome(history: History) -> list[Violation]:

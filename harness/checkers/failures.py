@@ -1,0 +1,47 @@
+"""Checker for a continuation that cannot be restored (I9): the failure is loud and safe."""
+
+from __future__ import annotations
+
+from harness.checkers.records import error_of, executed, listing, shown, shown_text, succeeded
+from harness.checkers.violation import Invariant, Violation
+from harness.history import History
+
+LOUD_SAFE_FAILURE = Invariant("I9", "loud-safe-failure")
+
+
+def loud_safe_failure(history: History) -> list[Violation]:
+    """I9: a continuation that cannot be restored fails loudly and safely.
+
+    In every step that must fail: an error is raised or logged, nothing runs, and the pending
+    interrupts are exactly those shown by the last step that succeeded (same questions, same
+    ids).  That none of them carries a stale response is checked once, by I12, at every step
+    (``naming.fresh_questions``): here it would report the same defect a second time.
+    """
+    found: list[Violation] = []
+    last_shown: list[tuple[str, int, str]] = []
+    for step in history.steps:
+        if step.expected["error"] == "required":
+            if error_of(step) is None:
+                found.append(
+                    LOUD_SAFE_FAILURE.violation(
+                        step.index, "an error is raised or logged", "failure was silent"
+                    )
+                )
+            if step.executions:
+                found.append(
+                    LOUD_SAFE_FAILURE.violation(
+                        step.index, "nothing runs", "ran " + listing(executed(step))
+                    )
+                )
+            now = shown(step)
+            if now != last_shown:
+                found.append(
+                    LOUD_SAFE_FAILURE.violation(
+                        step.index,
+                        "still pending " + listing(map(shown_text, last_shown)),
+                        "pending " + listing(map(shown_text, now)),
+                    )
+                )
+        if succeeded(step):
+            last_shown = shown(step)
+    return found

@@ -1,0 +1,213 @@
+"""The findings file's data model: its witnesses, its regression findings and classes, and the
+digest a regression finding is bound to; validation refuses what cannot be used, naming the field
+(the format: ``harness.findings``)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from harness.checkers.violation import Violation
+from harness.findings.patterns import anchored, full
+from scenarios.classes import CLASSES
+from scenarios.model import Scenario
+
+PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must write why
+DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
+
+
+InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-3])|D|O)$")]
+StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
+DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
+Digest = Annotated[str, Field(pattern=rf"^{DIGEST}[0-9a-f]{{64}}$")]
+
+
+class Witness(BaseModel):
+    """The violations one recorded finding excuses (the format: ``harness.findings``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    invariant: InvariantId
+    step: StepKind
+    expected: str | None = None
+    seen: str | None = None
+    error: str | None = None
+    sometimes: bool = False
+
+    @field_validator("expected", "seen", "error")
+    @classmethod
+    def _anchored(cls, value: str | None) -> str | None:
+        return None if value is None else anchored(value)
+
+    @model_validator(mode="after")
+    def _a_pattern(self) -> Witness:
+        if self.expected is None and self.seen is None and self.error is None:
+            raise ValueError("a witness needs a pattern: expected, seen or error")
+        return self
+
+    def matches(self, violation: Violation, kind: str, errors: Sequence[str]) -> bool:
+        """Whether this witness names ``violation`` (at a step of ``kind``, in a run that
+        recorded ``errors``)."""
+        return (
+            violation.invariant == self.invariant
+            and kind == self.step
+            and full(self.expected, violation.expected)
+            and full(self.seen, violation.seen)
+            and (self.error is None or any(re.fullmatch(self.error, e) for e in errors))
+        )
+
+    def describe(self) -> str:
+        parts = [
+            f"{self.invariant} at a {self.step} step"
+            if self.step != "none"
+            else f"{self.invariant} run-wide"
+        ]
+        parts += [
+            f"{key} {value}"
+            for key, value in (
+                ("expected", self.expected),
+                ("seen", self.seen),
+                ("error", self.error),
+            )
+            if value is not None
+        ]
+        return ", ".join(parts)
+
+
+def first_match(
+    witnesses: Sequence[Witness], violation: Violation, kind: str, errors: Sequence[str]
+) -> int | None:
+    """The position of the first of ``witnesses`` that names ``violation``, or None."""
+    return next(
+        (i for i, witness in enumerate(witnesses) if witness.matches(violation, kind, errors)),
+        None,
+    )
+
+
+def _explained(value: str, info: ValidationInfo) -> str:
+    drafts = isinstance(info.context, Mapping) and bool(info.context.get(DRAFTS))
+    if PLACEHOLDER in value and not drafts:
+        raise ValueError(f"still {PLACEHOLDER!r}: write why this happens (one or two sentences)")
+    return " ".join(value.split())  # one line, however the YAML folded it
+
+
+def _no_old_fields(data: Any, old: tuple[str, ...]) -> Any:
+    if isinstance(data, dict):
+        for name in old:
+            if name in data:
+                raise ValueError(
+                    f"{name!r} is the old format: record witnesses instead (docs/findings.md)"
+                )
+    return data
+
+
+class FindingEntry(BaseModel):
+    """A regression file's recorded violations, bound to its name and content."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    scenario: Annotated[str, Field(min_length=1)]
+    digest: Digest
+    explanation: Annotated[str, Field(min_length=10)]
+    witnesses: Annotated[tuple[Witness, ...], Field(min_length=1)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _new_format(cls, data: Any) -> Any:
+        return _no_old_fields(data, ("invariants", "sometimes"))
+
+    @field_validator("explanation")
+    @classmethod
+    def _not_a_placeholder(cls, value: str, info: ValidationInfo) -> str:
+        return _explained(value, info)
+
+
+class FindingClass(BaseModel):
+    """A recorded bug as it shows in generated scenarios (the format: ``harness.findings``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    name: Annotated[str, Field(alias="class", pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    shown_by: Annotated[tuple[str, ...], Field(min_length=1)]
+    scenario_classes: tuple[str, ...] = ()
+    explanation: Annotated[str, Field(min_length=10)]
+    witnesses: Annotated[tuple[Witness, ...], Field(min_length=1)]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _new_format(cls, data: Any) -> Any:
+        return _no_old_fields(data, ("invariants", "evidence"))
+
+    @field_validator("scenario_classes")
+    @classmethod
+    def _known_classes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = sorted(set(value) - set(CLASSES))
+        if unknown:
+            raise ValueError(f"unknown scenario class {unknown[0]!r}; valid ones: docs/findings.md")
+        return value
+
+    @field_validator("explanation")
+    @classmethod
+    def _not_a_placeholder(cls, value: str, info: ValidationInfo) -> str:
+        return _explained(value, info)
+
+    def narrows_to(self, scenario_classes: Iterable[str]) -> bool:
+        """Whether a generated scenario with these classes is one this class may cover."""
+        return set(self.scenario_classes) <= set(scenario_classes)
+
+
+class FindingsFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    target: str
+    version: str
+    findings: tuple[FindingEntry, ...] = ()
+    classes: tuple[FindingClass, ...] = ()
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FindingsFile:
+        recorded = [entry.scenario for entry in self.findings]
+        for index, name in enumerate(recorded):
+            if name in recorded[:index]:
+                raise ValueError(f"findings.{index}.scenario: {name!r} is recorded twice")
+        names = [found.name for found in self.classes]
+        for index, found in enumerate(self.classes):
+            if found.name in names[:index]:
+                raise ValueError(f"classes.{index}.class: {found.name!r} is recorded twice")
+            missing = [name for name in found.shown_by if name not in recorded]
+            if missing:
+                raise ValueError(
+                    f"classes.{index}.shown_by: {missing[0]!r} is not a scenario recorded in "
+                    "findings (a class must be shown by a recorded regression file)"
+                )
+        return self
+
+    def entry(self, scenario: str) -> FindingEntry | None:
+        return next((entry for entry in self.findings if entry.scenario == scenario), None)
+
+
+PROSE = ("description", "source")  # what a person reads; no run depends on it
+
+
+def scenario_digest(scenario: Scenario) -> str:
+    """The digest a regression finding is bound to: sha256 of the scenario's normalised JSON
+    (its model dump without defaults, keys sorted) less its prose, so what the scenario does
+    counts (its tree, steps, expectations, classes) and formatting, comments, the description and
+    the source do not."""
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    for key in PROSE:
+        data.pop(key, None)
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return DIGEST + hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,99 @@
+"""Reading findings files: a target's document on the findings path (``harness.findings.search``),
+refused in one line when it cannot be used, and the coarse view of it the target tests and the
+fault campaigns use."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from harness.findings.document import DRAFTS, FindingClass, FindingsFile, Witness
+from harness.findings.search import BUNDLED, FindingsFileError, file_name, locate, search_path
+
+FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings.search)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One recorded (scenario, invariant) of a regression finding: the coarse view the target
+    tests and the fault campaigns use (the verdict itself matches witnesses)."""
+
+    scenario: str
+    invariant: str
+    explanation: str
+    required: bool = True  # False: every witness of it is a race in the SDK (``sometimes``)
+    witnesses: tuple[Witness, ...] = field(default=(), compare=False)
+
+
+Folders = Path | Sequence[Path] | None  # one folder, a search path, or None: the default path
+
+
+def findings_path(target: str, version: str, directory: Path = FINDINGS) -> Path:
+    return directory / file_name(target, version)
+
+
+def folders_of(where: Folders) -> tuple[Path, ...]:
+    """The folders to search: ``where`` as given, or the default search path (the bundled
+    folder and every plugin's, ``harness.findings.search``)."""
+    if where is None:
+        return search_path()
+    return (where,) if isinstance(where, Path) else tuple(where)
+
+
+def load_document(
+    target: str, version: str, where: Folders = None, *, drafts: bool = False
+) -> FindingsFile | None:
+    """The findings file of ``target`` ``version`` on the search path ``where``, or None when
+    there is none; refused in one line (``FindingsFileError``) when it cannot be used or when
+    two folders hold one.  ``drafts`` allows placeholders."""
+    path = locate(target, version, folders_of(where))
+    if path is None:
+        return None
+    return read_findings_file(path, target, version, drafts=drafts)
+
+
+def read_findings_file(
+    path: Path, target: str | None = None, version: str | None = None, *, drafts: bool = False
+) -> FindingsFile:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        document = FindingsFile.model_validate(data, context={DRAFTS: drafts})
+    except OSError as failure:
+        raise FindingsFileError(f"{path}: cannot read: {failure.strerror}") from None
+    except yaml.YAMLError as failure:
+        raise FindingsFileError(f"{path}: not valid YAML ({failure})".replace("\n", " ")) from None
+    except ValidationError as failure:
+        error = failure.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+        message = str(error["msg"]).removeprefix("Value error, ")
+        raise FindingsFileError(f"{path}: {where}: {message}".replace("\n", " ")) from None
+    expected = (target or document.target, version or document.version)
+    if (document.target, document.version) != expected:
+        raise FindingsFileError(
+            f"{path}: target/version say {document.target} {document.version}, "
+            f"expected {expected[0]} {expected[1]}"
+        )
+    return document
+
+
+def load_findings(target: str, version: str, where: Folders = None) -> tuple[Finding, ...]:
+    document = load_document(target, version, where)
+    if document is None:
+        return ()
+    found = []
+    for entry in document.findings:
+        invariants = dict.fromkeys(witness.invariant for witness in entry.witnesses)
+        for invariant in invariants:
+            mine = tuple(w for w in entry.witnesses if w.invariant == invariant)
+            required = any(not witness.sometimes for witness in mine)
+            found.append(Finding(entry.scenario, invariant, entry.explanation, required, mine))
+    return tuple(found)
+
+
+def load_classes(target: str, version: str, where: Folders = None) -> tuple[FindingClass, ...]:
+    document = load_document(target, version, where)
+    return () if document is None else document.classes

@@ -1,0 +1,105 @@
+"""The human's steps: run a prompt, answer questions, restart, corrupt a stored continuation,
+repair it, resend an answer."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Final, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+
+from scenarios.corruptions import Corruption
+from scenarios.fields import Name, Strict
+
+Response = Literal["approve", "deny"]
+
+
+class Run(Strict):
+    """Send a prompt to the root (the orchestrator)."""
+
+    run: str = Field(description="The prompt.")
+
+
+class Answer(Strict):
+    """Answer every pending question of these actions (by label), or these root-visible ids."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    answer: dict[Name, Response] = Field(
+        default_factory=dict,
+        description="Action label to `approve` or `deny`: answers every question of that "
+        "action the root shows.",
+    )
+    answer_ids: dict[str, Response] = Field(
+        default_factory=dict,
+        description="Root-visible id to `approve` or `deny`, as the target shows ids (an id "
+        "nothing shows is sent as given).",
+    )
+
+
+class Restart(Strict):
+    """Drop every object and rebuild from storage only; `- restart` is short for it."""
+
+    restart: Literal[True] = Field(description="Always `true`.")
+
+
+class Corrupt(Strict):
+    """Damage the ``which``-th stored continuation, then restart (only a reload reads it).
+    ``pick`` chooses the node (or byte) a fuzzing damage hits; the others ignore it."""
+
+    corrupt: Corruption = Field(description="The damage (see the list of corruptions).")
+    which: Annotated[
+        int, Field(ge=0, description="Which stored continuation, in the order the target keeps.")
+    ] = 0
+    pick: Annotated[
+        int, Field(ge=0, description="For the fuzzing damages: which node or byte they hit.")
+    ] = 0
+
+
+class Repair(Strict):
+    """Put back what the corruption damaged (as restoring a backup would), then restart."""
+
+    repair: Literal[True] = Field(description="Always `true`; `- repair` is short for it.")
+
+
+class Resend(Strict):
+    """Send again exactly the answer given at step ``resend`` (0-based)."""
+
+    resend: Annotated[int, Field(ge=0, description="The index of an earlier answer step.")]
+
+
+Step = Run | Answer | Restart | Corrupt | Repair | Resend
+STEP_KEYS: Final = {
+    "run": "Run",
+    "answer": "Answer",
+    "answer_ids": "Answer",
+    "restart": "Restart",
+    "corrupt": "Corrupt",
+    "repair": "Repair",
+    "resend": "Resend",
+}
+
+
+def _step_kind(value: Any) -> str | None:
+    """Which kind of step ``value`` is, by the first key that names one (so a malformed step is
+    reported against its own kind, not against every kind it is not)."""
+    if isinstance(value, BaseModel):
+        return type(value).__name__
+    if isinstance(value, dict):
+        return next((STEP_KEYS[key] for key in value if key in STEP_KEYS), None)
+    return None
+
+
+TaggedStep = Annotated[
+    Annotated[Run, Tag("Run")]
+    | Annotated[Answer, Tag("Answer")]
+    | Annotated[Restart, Tag("Restart")]
+    | Annotated[Corrupt, Tag("Corrupt")]
+    | Annotated[Repair, Tag("Repair")]
+    | Annotated[Resend, Tag("Resend")],
+    Discriminator(
+        _step_kind,
+        custom_error_type="step_kind",
+        custom_error_message="a step is one of run, answer, answer_ids, restart, corrupt, "
+        "repair, resend",
+    ),
+]

@@ -1,0 +1,132 @@
+"""The agent tree: each agent with its protected actions, its sub-agents (called as tools) and
+what its scripted model does."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
+
+from scenarios.fields import FieldError, Name, Strict
+
+
+class Window(Strict):
+    """A sliding-window conversation manager: keep ``size`` messages, trim every ``per_turn``
+    model calls."""
+
+    size: Annotated[int, Field(ge=2, description="How many messages the window keeps.")]
+    per_turn: Annotated[
+        int,
+        Field(ge=1, description="Trim before every `per_turn`-th model call (the count is state)."),
+    ] = 1
+
+
+class Action(Strict):
+    """A protected action: tool ``tool`` of its agent, known to the human as ``label``."""
+
+    tool: Annotated[Name, Field(description="The tool's name, as the agent's model calls it.")]
+    label: Annotated[
+        Name,
+        Field(
+            description="The action's name for the human: steps answer by it, the ledger records "
+            "it; unique in the whole tree."
+        ),
+    ]
+    questions: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=3,
+            description="How many questions it asks, one after another; it runs only after "
+            "every one is approved (more than 1 needs the target's `multi_question`).",
+        ),
+    ] = 1
+    hook: bool = Field(
+        False,
+        description="Asked by a before-tool-call hook instead of the tool itself (needs "
+        "`hook_interrupts`).",
+    )
+
+
+class Call(Strict):
+    """One tool call a model issues: which tool, under which toolUseId (may collide on purpose)."""
+
+    tool: Annotated[
+        Name, Field(description="An action's `tool` or a sub-agent's `name` of the same agent.")
+    ]
+    id: str = Field(
+        description="The toolUseId the model issues; may repeat another call's on purpose "
+        "(never twice in one turn)."
+    )
+    prompt: str = Field(
+        "do your part", description="What a sub-agent is asked; ignored for an action."
+    )
+
+
+class Agent(Strict):
+    """An agent of the tree (the root is the orchestrator) and what its scripted model does.
+    Its tools are its actions and its sub-agents: no two have the same name, every call in its
+    turns names one of them, and no toolUseId appears twice in one turn."""
+
+    name: Annotated[
+        Name, Field(description="The agent's name; a sub-agent is called as a tool by it.")
+    ]
+    preserve_context: bool = Field(
+        False, description="For a sub-agent: keep its history across calls."
+    )
+    session_store: bool = Field(
+        True,
+        description="For a preserve_context sub-agent: its history is persisted, so it survives "
+        "a restart (false needs `storeless_sub_agents`).",
+    )
+    stateful_provider: bool = Field(
+        False,
+        description="Its model keeps server-side state: a follow-up request must carry the "
+        "previous response id from the model state.",
+    )
+    window: Window | None = Field(
+        None, description="A sliding-window conversation manager (needs `sliding_window`)."
+    )
+    state: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Initial key/value state; its strings are canaries that must never show "
+        "in a public event.",
+    )
+    actions: tuple[Action, ...] = Field((), description="Its protected actions.")
+    sub_agents: tuple[Agent, ...] = Field((), description="Agents it calls as tools.")
+    turns: tuple[tuple[Call, ...], ...] = Field(
+        (),
+        description="For every prompt it is given: its tool-calling turns, in order, each the "
+        "list of tool calls of one model message.",
+    )
+    answer: str = Field(
+        "done", description="The text its model answers with after its last tool-calling turn."
+    )
+
+    @model_validator(mode="after")
+    def _calls_name_tools(self) -> Agent:
+        tools = [action.tool for action in self.actions] + [sub.name for sub in self.sub_agents]
+        duplicates = sorted(name for name, count in Counter(tools).items() if count > 1)
+        if duplicates:
+            raise FieldError((), f"agent {self.name!r} has two tools named {duplicates}")
+        for index, turn in enumerate(self.turns):
+            for position, call in enumerate(turn):
+                if call.tool not in tools:
+                    raise FieldError(
+                        ("turns", index, position, "tool"),
+                        f"calls {call.tool!r}, which is not one of {self.name!r}'s tools "
+                        f"{sorted(tools)}",
+                    )
+            ids = Counter(call.id for call in turn)
+            repeated = sorted(tool_use_id for tool_use_id, count in ids.items() if count > 1)
+            if repeated:
+                raise FieldError(("turns", index), f"repeats toolUseId {repeated} in one message")
+        return self
+
+    def walk(self, depth: int = 1) -> Iterator[tuple[Agent, int]]:
+        """Every agent of the tree with its depth (the root is depth 1)."""
+        yield self, depth
+        for sub in self.sub_agents:
+            yield from sub.walk(depth + 1)
