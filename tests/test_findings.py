@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from harness.checkers.violation import Violation
 from harness.findings import (
@@ -24,6 +25,7 @@ from harness.findings import (
     recorded_errors,
     scenario_digest,
 )
+from harness.findings.recording import _folded
 from harness.history import History, StepRecord
 from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
 
@@ -380,3 +382,11 @@ def test_record_writes_a_witness_per_violation_and_keeps_explanations(tmp_path: 
     cleaned, done = record(reread, "sdk", "1.0", [run()])
     assert done.removed == ("twin-calls",)
     assert [entry.scenario for entry in cleaned.findings] == ["mixed"]
+
+
+def test_a_recorded_explanation_reads_back_as_written() -> None:
+    """YAML folds each line break of a ``>`` block back into a space, so a line broken after a
+    hyphen would read back as "sub- agent's"."""
+    text = " ".join(["the sub-agent's re-emitted, well-known turn"] * 12 + ["x" * 120])
+    block = "\n".join(_folded("explanation", text)) + "\n"
+    assert yaml.safe_load(block)["explanation"] == text + "\n"

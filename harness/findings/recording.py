@@ -169,7 +169,14 @@ def _witnesses(indent: str, witnesses: Sequence[Witness]) -> list[str]:
 
 def _folded(key: str, text: str) -> list[str]:
     indent = " " * (len(key) - len(key.lstrip()) + 2)
-    wrapped = textwrap.wrap(" ".join(text.split()), width=100 - len(indent))
+    # YAML folds a line break back into a space: break only at spaces, so every explanation
+    # reads back as written ("sub-agent's", never "sub- agent's")
+    wrapped = textwrap.wrap(
+        " ".join(text.split()),
+        width=100 - len(indent),
+        break_on_hyphens=False,
+        break_long_words=False,
+    )
     return [f"{key}: >", *(indent + line for line in wrapped)]
 
 
