@@ -12,6 +12,7 @@ import json
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -20,7 +21,7 @@ import yaml
 from harness.campaigns.corruption import classify, is_case
 from harness.checkers import check
 from harness.cli import main
-from harness.commands import planning
+from harness.commands import faults, planning
 from harness.counterexamples import check_failures, rebased
 from harness.findings import Verdict
 from harness.runner import AdapterError, run_scenario
@@ -34,6 +35,7 @@ from scenarios.model import Scenario
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = ROOT / "docs" / "scenario.schema.json"
 VARIANT = "bad-no-namespacing"
+FAULTY = ("bad-swallow-restore-failure", "bad-exposed-continuation")
 REGRESSION = REGRESSIONS / "colliding-ids.yaml"  # fails on VARIANT, and is a file already
 EACH_FAMILY = 3  # scenarios of each generated family in the small sample
 
@@ -190,6 +192,68 @@ def test_a_generated_scenario_whose_adapter_broke_is_written_with_the_error(
         "Generated scenario on reference 0.1.0: the adapter broke its contract at step 2 "
         "(restart): RuntimeError: lost the handle"
     )
+
+
+@pytest.fixture
+def no_crash_scenario(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No crash campaign (its scenarios are the regression files, already files, never written):
+    these tests are about what the other campaigns write."""
+    monkeypatch.setattr(faults, "scenarios_from", lambda _: [])
+
+
+def run_faults(reports: Path, *targets: str) -> int:
+    arguments = ["faults", "--examples", "4", "--invariant-examples", "2", "--shrink", "0"]
+    for target in targets:
+        arguments += ["--target", target]
+    return main([*arguments, "--reports", str(reports)])
+
+
+@pytest.mark.usefixtures("no_crash_scenario")
+def test_faults_writes_the_example_of_each_failing_part_and_run_reproduces_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_faults(tmp_path, *FAULTY) == 1
+    document = json.loads((tmp_path / "faults.json").read_text(encoding="utf-8"))
+    expected: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for entry in document["targets"].values():
+        for fault_class, example in entry["corruption"]["examples"].items():
+            if fault_class not in ("SAFE", "TOLERATED"):
+                name = f"faults-corruption-{fault_class.lower().replace('_', '-')}"
+                expected[file_name(name, entry["name"])] = (entry["name"], fault_class, example)
+        for campaign in ("privacy", "isolation"):
+            if entry[campaign]["violating"]:
+                example = entry[campaign]["example"]
+                expected[file_name(f"faults-{campaign}", entry["name"])] = (
+                    entry["name"],
+                    entry[campaign]["invariant"],
+                    example,
+                )
+    assert {target for target, _, _ in expected.values()} == set(FAULTY)
+    assert sorted(files(tmp_path)) == sorted(expected)
+    report = (tmp_path / "faults.md").read_text(encoding="utf-8")
+    validator = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    capsys.readouterr()
+    for name, (target, what, example) in expected.items():
+        assert example["counterexample"] == f"counterexamples/{name}"
+        assert f"- written to `counterexamples/{name}`" in report
+        path = tmp_path / "counterexamples" / name
+        assert list(validator.iter_errors(yaml.safe_load(path.read_text(encoding="utf-8")))) == []
+        assert main(["run", str(path), "--target", target, "--json"]) == 1
+        shown = json.loads(capsys.readouterr().out)
+        if what.startswith("I"):
+            assert shown["verdicts"][what], f"{name}: {what} not violated by run"
+        else:
+            assert shown["fault_class"]["class"] == what
+            assert shown["fault_class"]["reasons"] == example["reasons"]
+    again = tmp_path / "again"
+    assert run_faults(again, *FAULTY) == 1
+    assert files(again) == files(tmp_path)
+
+
+@pytest.mark.usefixtures("no_crash_scenario")
+def test_faults_on_a_clean_target_writes_nothing(tmp_path: Path) -> None:
+    assert run_faults(tmp_path, "reference") == 0
+    assert not (tmp_path / "counterexamples").exists()
 
 
 def test_a_merged_report_names_the_files_from_its_own_folder(checked: Path, tmp_path: Path) -> None:
