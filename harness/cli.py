@@ -75,7 +75,9 @@ examples:
 
 reports: check writes reports/conformance.md and reports/conformance.json (with --summary
 also reports/conformance-summary.md, which always fits a pull-request comment); a failed run
-leaves the previous reports untouched.
+leaves the previous reports untouched.  Each generated scenario that fails in check or faults
+is written to reports/counterexamples/<scenario>@<target>.yaml, a regression file that
+python -m harness run FILE --target T reproduces.
 """
 
 

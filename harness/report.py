@@ -13,7 +13,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,11 @@ def target_column(info: TargetInfo) -> str:
     return column({"name": info.name, "version": info.version, "isolation": info.isolation})
 
 
-def conformance_document(result: Conformance) -> Document:
+def conformance_document(
+    result: Conformance, counterexamples: Mapping[str, Mapping[str, str]] | None = None
+) -> Document:
+    """The report of ``result``; ``counterexamples``: each target's counterexample files by
+    scenario (``harness.counterexamples``, paths from the report's folder)."""
     columns = {target["name"]: column(target) for target in result.targets}  # one per name
     return {
         "targets": result.targets,
@@ -91,6 +95,9 @@ def conformance_document(result: Conformance) -> Document:
             }
             for target, verdict in result.verdicts.items()
         },
+        "counterexamples": {
+            columns[target]: dict(files) for target, files in (counterexamples or {}).items()
+        },
         "passes": result.passes,
     }
 
@@ -104,6 +111,7 @@ def merge(documents: Iterable[Document]) -> Document:
         "scenarios": {},
         "findings": {},
         "adapter_errors": {},
+        "counterexamples": {},
         "passes": True,
     }
     for document in documents:
@@ -111,7 +119,7 @@ def merge(documents: Iterable[Document]) -> Document:
         for target in document["targets"]:
             merged["targets"] = [t for t in merged["targets"] if column(t) != column(target)]
             merged["targets"].append(target)
-        for key in ("cells", "scenarios", "findings", "adapter_errors"):
+        for key in ("cells", "scenarios", "findings", "adapter_errors", "counterexamples"):
             merged[key].update(document.get(key, {}))
         merged["passes"] = merged["passes"] and document["passes"]
     merged["targets"].sort(key=_column_order)
@@ -178,6 +186,7 @@ def markdown(document: Document) -> str:
     for name in columns:
         verdict = document["findings"].get(name)
         lines += _counterexamples(document, name)
+        lines += counterexample_files(document, name)
         if verdict is not None:
             lines += _expected(verdict, name)
             lines += _classes(verdict["expected"], name)
@@ -214,10 +223,15 @@ def _details(summary: str, items: list[str]) -> list[str]:
 def adapter_errors(document: Document, name: str) -> list[str]:
     """A target's adapter errors, a Markdown list item each."""
     lines = []
+    files = document.get("counterexamples", {}).get(name, {})
     for error in document.get("adapter_errors", {}).get(name, []):
         where = "at start()" if error["step"] is None else f"step {error['step']} ({error['kind']})"
         run = " of the restart-free control run" if error["control"] else ""
-        lines.append(f"- `{error['scenario']}` {where}{run}: {error['problem']}")
+        written = files.get(error["scenario"])
+        lines.append(
+            f"- `{error['scenario']}` {where}{run}: {error['problem']}"
+            + ("" if written is None else f" (written to `{written}`)")
+        )
     return lines
 
 
@@ -260,15 +274,36 @@ def _counterexamples(document: Document, name: str) -> list[str]:
     ]
     if not violated:
         return []
+    files = document.get("counterexamples", {}).get(name, {})
     lines = [f"## {name}: first counterexample per invariant with violations", ""]
     for checker_id, cell in sorted(violated, key=lambda item: list(titles).index(item[0])):
         first = cell["violations"][0]
+        written = next((v["scenario"] for v in cell["violations"] if v["scenario"] in files), None)
         lines.append(
             f"- **{checker_id} {titles[checker_id]}** in `{first['scenario']}` at step "
             f"{first['step']}: expected {first['expected']}; seen {first['seen']} "
             f"({_count(len(cell['violations']), 'violation')} in all)"
+            + ("" if written is None else _written(written, first["scenario"], files[written]))
         )
     return [*lines, ""]
+
+
+def _written(scenario: str, first: str, path: str) -> str:
+    """Where the first generated counterexample of an invariant was written."""
+    which = "" if scenario == first else f"; the first generated one, `{scenario}`,"
+    return f"{which} written to `{path}`"
+
+
+def counterexample_files(document: Document, name: str) -> list[str]:
+    """A target's counterexample files, folded: a line per failing generated scenario."""
+    files = document.get("counterexamples", {}).get(name, {})
+    target = next((t["name"] for t in document["targets"] if column(t) == name), name)
+    return _details(
+        f"{name}: {_count(len(files), 'failing generated scenario')} written as regression "
+        f"files (paths from this report's folder; `python -m harness run FILE --target {target}` "
+        "reproduces each)",
+        [f"- `{scenario}`: `{path}`" for scenario, path in files.items()],
+    )
 
 
 def _expected(verdict: dict[str, Any], name: str) -> list[str]:

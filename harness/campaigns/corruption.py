@@ -35,11 +35,21 @@ from harness.execution import IN_PROCESS, Execution
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
 from harness.targets.base import Target
-from scenarios.model import Corrupt, Scenario
+from scenarios.model import Answer, Corrupt, Repair, Resend, Run, Scenario
 from scenarios.strategies import corruption_case, corruption_cases
 
 CLASSES: Final = ("UNSAFE", "SILENT_LOST", "LOUD_LOST", "ALTERED", "TOLERATED", "SAFE")
 NOT_APPLIED: Final = "NOT_APPLIED"  # the damage found nothing to hit (not counted in a class)
+
+
+CASE_STEPS: Final = (Run, Corrupt, Answer, Repair, Resend)  # a case's steps, by kind
+
+
+def is_case(scenario: Scenario) -> bool:
+    """Whether ``scenario`` is shaped as a corruption case (run, corrupt, answer, repair, resend):
+    a history of it can be classified (``python -m harness run`` does, on a counterexample file
+    of the campaign)."""
+    return tuple(type(step) for step in scenario.steps) == CASE_STEPS
 
 
 @dataclass(frozen=True)

@@ -273,6 +273,7 @@ def markdown(document: Document) -> str:
         for fault_class, example in corruption["examples"].items():
             lines += [f"### {_name(entry)}: {fault_class}", ""]
             lines += [f"- {reason}" for reason in example["reasons"]]
+            lines += _written(entry, example)
             lines += ["", "```yaml", _yaml(example["scenario"]).rstrip(), "```", ""]
     lines += [
         "## Crash points",
@@ -323,11 +324,22 @@ def markdown(document: Document) -> str:
                     f"- step {v['step']}: expected {v['expected']}; seen {v['seen']}"
                     for v in example["violations"]
                 ]
+                lines += _written(entry, example)
                 lines += ["", "```yaml", _yaml(example["scenario"]).rstrip(), "```", ""]
     lines += ["## Verdict", ""]
     for entry in entries:
         lines.append(f"- {_name(entry)}: {_verdict(entry)}")
     return "\n".join(lines) + "\n"
+
+
+def _written(entry: dict[str, Any], example: dict[str, Any]) -> list[str]:
+    """Where a failing example was written (``harness.counterexamples``), if it was."""
+    if "counterexample" not in example:
+        return []
+    return [
+        f"- written to `{example['counterexample']}` (from this report's folder): `python -m "
+        f"harness run FILE --target {entry['name']}` reproduces it"
+    ]
 
 
 def _verdict(entry: dict[str, Any]) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 
 from harness.commands.inputs import (
@@ -28,10 +29,13 @@ from harness.commands.options import (
 from harness.commands.outputs import write_reports
 from harness.commands.planning import PROFILES, planned
 from harness.commands.progress import Progress, interactive
-from harness.conformance import judge
+from harness.conformance import Conformance, judge
+from harness.counterexamples import FOLDER, Written, check_failures, replace, reported
 from harness.determinism import DIGESTS, digest_lines
 from harness.report import conformance_document, write_atomically
+from harness.targets.base import Target
 from scenarios.loading import REGRESSIONS
+from scenarios.model import Scenario
 
 
 def add_parser(commands: Commands) -> None:
@@ -62,14 +66,16 @@ def add_parser(commands: Commands) -> None:
         choices=PROFILES,
         help="also run the generated scenarios a derandomized run of this hypothesis profile "
         "draws (ci: 200 + 200, the sample committed in scenarios/corpus/ci/, the same on every "
-        "machine), and write reports/generator-stats.md",
+        "machine), and write reports/generator-stats.md; each one that fails is written to "
+        "DIR/counterexamples/ as a regression file",
     )
     check.add_argument(
         "--reports",
         type=Path,
         default=Path("reports"),
         metavar="DIR",
-        help="where to write conformance.md and conformance.json (default: reports)",
+        help="where to write conformance.md, conformance.json and counterexamples/ (default: "
+        "reports)",
     )
     summary_option(check)
     execution_options(check, "each scenario on each target")
@@ -96,7 +102,8 @@ def run(arguments: argparse.Namespace) -> int:
     for errors in result.adapter_errors.values():
         for error in errors:
             print(error, file=sys.stderr)
-    document = conformance_document(result)
+    written = counterexamples(arguments, result, targets, scenarios, own, generated)
+    document = conformance_document(result, reported(written))
     write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
     write_reports(arguments.reports, document, summarised=arguments.summary)
     if broken:
@@ -104,3 +111,40 @@ def run(arguments: argparse.Namespace) -> int:
     if result.broken_adapters:
         return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if result.passes else EXIT_VIOLATIONS
+
+
+def counterexamples(
+    arguments: argparse.Namespace,
+    result: Conformance,
+    targets: Sequence[Target],
+    scenarios: Sequence[tuple[str, Scenario]],
+    own: Mapping[str, Sequence[tuple[str, Scenario]]],
+    generated: Collection[str],
+) -> dict[str, Written]:
+    """Each target's failing generated scenarios, written to ``--reports``/counterexamples/
+    (the files of the ones that pass now, from an earlier check, deleted); what was written is
+    said on stderr."""
+    written = {}
+    for target in targets:
+        info = target.info
+        if info.name not in result.verdicts:
+            continue
+        ran, failing = check_failures(
+            info,
+            own.get(info.name, scenarios),
+            generated,
+            result.verdicts[info.name],
+            result.adapter_errors.get(info.name, []),
+            arguments.profile,
+        )
+        written[info.name] = found = replace(arguments.reports, "check", info, ran, failing)
+        for refusal in found.refused:
+            print(refusal, file=sys.stderr)
+        if found.files:
+            folder = shown(arguments.reports / FOLDER)
+            print(
+                f"{info.name}: {len(found.files)} failing generated scenario(s) written to "
+                f"{folder}/ (python -m harness run FILE --target {info.name} reproduces each)",
+                file=sys.stderr,
+            )
+    return written

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from harness.campaigns.expected import load_expected
 from harness.campaigns.report import Budget, fault_document
 from harness.campaigns.report import dumps as faults_dumps
 from harness.campaigns.report import markdown as faults_markdown
@@ -28,9 +30,11 @@ from harness.commands.options import (
     execution_options,
     findings_option,
     reports_option,
+    shown,
     targets_option,
 )
 from harness.commands.progress import Progress, interactive
+from harness.counterexamples import FOLDER, fault_failures, fault_names, replace
 from harness.report import target_column, write_atomically
 from harness.targets.base import Target
 
@@ -121,6 +125,8 @@ def run(arguments: argparse.Namespace) -> int:
         )
     if progress is not None:
         progress.finish()
+    for target in targets:
+        write_counterexamples(arguments.reports, target, document)
     text = faults_markdown(document)
     write_atomically(arguments.reports / "faults.json", faults_dumps(document))
     write_atomically(arguments.reports / "faults.md", text)
@@ -128,6 +134,29 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.record:
         return record_faults(targets, document)
     return EXIT_HOLDS if document["passes"] else EXIT_VIOLATIONS
+
+
+def write_counterexamples(reports: Path, target: Target, document: dict[str, Any]) -> None:
+    """The examples of the target's failing campaign parts, written to ``reports``/
+    counterexamples/ (the files of the parts that pass now deleted); each example in
+    ``document`` notes its file."""
+    info = target.info
+    entry = document["targets"][target_column(info)]
+    recorded = load_expected(info.findings_name, info.version)
+    failing = fault_failures(entry, recorded)
+    written = replace(reports, "faults", info, fault_names(), [found for found, _ in failing])
+    for refusal in written.refused:
+        print(refusal, file=sys.stderr)
+    for counterexample, example in failing:
+        if counterexample.name in written.files:
+            example["counterexample"] = written.files[counterexample.name]
+    if written.files:
+        print(
+            f"{info.name}: {len(written.files)} failing fault example(s) written to "
+            f"{shown(reports / FOLDER)}/ (python -m harness run FILE --target {info.name} "
+            "reproduces each)",
+            file=sys.stderr,
+        )
 
 
 def record_faults(targets: Sequence[Target], document: dict[str, Any]) -> int:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from harness.commands.inputs import EXIT_ADAPTER_ERROR, EXIT_HOLDS, EXIT_VIOLATIONS, BadInput
 from harness.commands.options import Commands, add_command, reports_option, summary_option
 from harness.commands.outputs import write_reports
+from harness.counterexamples import rebased
 from harness.report import merge
 
 
@@ -37,9 +39,25 @@ def run(arguments: argparse.Namespace) -> int:
             raise BadInput(f"{path}: not JSON (expected a conformance.json)") from None
         if not isinstance(document, dict) or not {"targets", "cells", "passes"} <= set(document):
             raise BadInput(f"{path}: not a conformance report (expected targets, cells, passes)")
+        files = document.get("counterexamples", {})
+        if not _files(files):
+            raise BadInput(
+                f"{path}: counterexamples: expected a mapping of target to a mapping of "
+                "scenario to file"
+            )
+        document["counterexamples"] = rebased(files, path.parent, arguments.reports)
         documents.append(document)
     merged = merge(documents)
     write_reports(arguments.reports, merged, summarised=arguments.summary)
     if any(merged["adapter_errors"].values()):
         return EXIT_ADAPTER_ERROR
     return EXIT_HOLDS if merged["passes"] else EXIT_VIOLATIONS
+
+
+def _files(files: Any) -> bool:
+    """Whether a report's ``counterexamples`` has the shape ``check`` writes."""
+    return isinstance(files, dict) and all(
+        isinstance(paths, dict)
+        and all(isinstance(key, str) and isinstance(value, str) for key, value in paths.items())
+        for paths in files.values()
+    )

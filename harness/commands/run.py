@@ -1,4 +1,8 @@
-"""``run``: run one scenario file on one target; print its history and every checker's verdict."""
+"""``run``: run one scenario file on one target; print its history and every checker's verdict.
+
+A scenario shaped as a corruption case (run, corrupt, answer, repair, resend: the fault campaign's
+counterexample files) also gets its fault class; a bad one (not SAFE or TOLERATED) fails the run
+as a violation does."""
 
 from __future__ import annotations
 
@@ -6,6 +10,8 @@ import argparse
 import json
 from pathlib import Path
 
+from harness.campaigns.corruption import classify, is_case
+from harness.campaigns.expected import BAD_CLASSES
 from harness.checkers import CHECKERS, applicable
 from harness.commands.inputs import EXIT_HOLDS, EXIT_VIOLATIONS, load, targets_named
 from harness.commands.options import Commands, add_command, isolation_option
@@ -36,6 +42,8 @@ def run(arguments: argparse.Namespace) -> int:
         for checker in CHECKERS
     }
     violations = sum(len(found) for found in verdicts.values() if found)
+    fault = classify(history) if is_case(scenario) and not history.not_applicable else None
+    failed = violations or (fault is not None and fault.fault_class in BAD_CLASSES)
     if arguments.json:
         document = {
             "history": history.to_json(),
@@ -44,8 +52,10 @@ def run(arguments: argparse.Namespace) -> int:
                 for checker_id, found in verdicts.items()
             },
         }
+        if fault is not None:
+            document["fault_class"] = {"class": fault.fault_class, "reasons": list(fault.reasons)}
         print(json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False))
-        return EXIT_VIOLATIONS if violations else EXIT_HOLDS
+        return EXIT_VIOLATIONS if failed else EXIT_HOLDS
     print(f"{arguments.file} on {target.info.name} {target.info.version}")
     if history.not_applicable:
         print(f"not applicable: needs {', '.join(history.not_applicable)}")
@@ -59,7 +69,9 @@ def run(arguments: argparse.Namespace) -> int:
             print(
                 f"      step {violation.step}: expected {violation.expected}; seen {violation.seen}"
             )
-    return EXIT_VIOLATIONS if violations else EXIT_HOLDS
+    if fault is not None:
+        print(f"fault class {fault.fault_class}: {'; '.join(fault.reasons)}")
+    return EXIT_VIOLATIONS if failed else EXIT_HOLDS
 
 
 def step_line(step: StepRecord) -> str:
