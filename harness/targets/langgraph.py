@@ -84,14 +84,14 @@ from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
 from fakes.stores import MemoryStore
 from harness.reference.state import copy_json
-from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
-from harness.targets.recorded import (
+from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
     ErrorLog,
     RecordedSession,
     quiet_sdk_logs,
 )
+from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 

@@ -48,6 +48,13 @@ from fakes.corruption import GENERIC, CorruptionNotApplicable, newer_version
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import question_name, reason
 from fakes.stores import FileStore
+from harness.targets.adapter import (
+    NOT_REBUILT,
+    UUID,
+    ErrorLog,
+    RecordedSession,
+    quiet_sdk_logs,
+)
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -55,13 +62,6 @@ from harness.targets.base import (
     Stored,
     StoredContinuation,
     TargetInfo,
-)
-from harness.targets.recorded import (
-    NOT_REBUILT,
-    UUID,
-    ErrorLog,
-    RecordedSession,
-    quiet_sdk_logs,
 )
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model

@@ -28,6 +28,7 @@ from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import AgentState, Message
 from harness.reference.tree import ActionSpec, AgentSpec, SubAgentSpec, Tree
+from harness.targets.adapter import NOT_REBUILT, RecordedSession, shown_to_the_human
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -37,7 +38,6 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
 

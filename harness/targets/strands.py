@@ -33,6 +33,14 @@ from typing import Any, Final
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
 from fakes.model import Answer, ProviderError, ScriptedModel, strip_marker
 from fakes.protected import APPROVE, ProtectedAction, question_name, reason
+from harness.targets.adapter import (
+    NOT_REBUILT,
+    UUID,
+    ErrorLog,
+    RecordedSession,
+    quiet_sdk_logs,
+    shown_to_the_human,
+)
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -42,14 +50,6 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import (
-    NOT_REBUILT,
-    UUID,
-    ErrorLog,
-    RecordedSession,
-    quiet_sdk_logs,
-    shown_to_the_human,
-)
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS

@@ -1,8 +1,10 @@
-"""What every session driven with the fakes records in its work directory.
+"""What every adapter needs, whatever its framework (docs/adapters.md starts a new one here).
 
-The ledger, the model-request journal and the public events are append-only files, so they
+``RecordedSession`` is what every session driven with the fakes records in its work directory:
+the ledger, the model-request journal and the public events are append-only files, so they
 outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
-behind a ``CorruptingStore`` that knows the target's continuation format.
+behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
+interrupts as the root shows them to the human, an SDK's logs, and what a failed rebuild leaves.
 """
 
 from __future__ import annotations
