@@ -4,7 +4,8 @@
 the ledger, the model-request journal and the public events are append-only files, so they
 outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
 behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
-interrupts as the root shows them to the human, an SDK's logs, and what a failed rebuild leaves.
+interrupts as the root shows them to the human, an SDK's logs, and a restart's rebuild
+(``RebuildingSession``) with what a failed one leaves.
 """
 
 from __future__ import annotations
@@ -86,6 +87,25 @@ class RecordedSession:
 
     def events(self) -> list[dict[str, Any]]:
         return self.public_events.records()
+
+
+class RebuildingSession(RecordedSession):
+    """A recorded session whose agent tree is one object, ``root``, built (``_build``) from the
+    work directory: a restart drops it and builds it again.  A rebuild that fails leaves no root
+    (its steps answer ``NOT_REBUILT``) until a restart succeeds."""
+
+    root: Any
+
+    def _build(self) -> Any:
+        raise NotImplementedError
+
+    def restart(self) -> str | None:
+        try:
+            self.root = self._build()
+        except Exception as failure:
+            self.root = None  # nothing survives a failed rebuild
+            return f"{type(failure).__name__}: {failure}"
+        return None
 
 
 class AnInterrupt(Protocol):

@@ -88,7 +88,7 @@ from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
     ErrorLog,
-    RecordedSession,
+    RebuildingSession,
     quiet_sdk_logs,
 )
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
@@ -261,7 +261,7 @@ class _NoContinuations:
 # -- one scenario ----------------------------------------------------------------------------
 
 
-class LangGraphSession(RecordedSession):
+class LangGraphSession(RebuildingSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path, shape: str) -> None:
         self.scenario = scenario
         self.shape = shape
@@ -467,14 +467,6 @@ class LangGraphSession(RecordedSession):
             chunk = {**chunk, INTERRUPT_KEY: sorted(chunk[INTERRUPT_KEY], key=self._raised_as)}
         text = json.dumps({"stream": chunk}, default=_plain, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(_scrub(text)))
-
-    def restart(self) -> str | None:
-        try:
-            self.root = self._build()
-        except Exception as failure:
-            self.root = None  # nothing survives a failed rebuild
-            return f"{type(failure).__name__}: {failure}"
-        return None
 
     def stored(self) -> Stored:
         return Stored()  # continuation_bytes is not claimed

@@ -52,7 +52,7 @@ from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
     ErrorLog,
-    RecordedSession,
+    RebuildingSession,
     quiet_sdk_logs,
 )
 from harness.targets.base import (
@@ -342,7 +342,7 @@ def _owner_of(document: Any, path: tuple[Any, ...]) -> str:
 # -- one scenario on the SDK ----------------------------------------------------------------------
 
 
-class OpenAIAgentsSession(RecordedSession):
+class OpenAIAgentsSession(RebuildingSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
         from agents import set_tracing_disabled
 
@@ -548,11 +548,9 @@ class OpenAIAgentsSession(RecordedSession):
         from agents import RunState
 
         self.state = None
-        try:
-            self.root = self._build()
-        except Exception as failure:
-            self.root = None  # nothing survives a failed rebuild
-            return f"{type(failure).__name__}: {failure}"
+        not_rebuilt = super().restart()
+        if not_rebuilt is not None:
+            return not_rebuilt
         try:
             stored = self.store.get(STATE_KEY)
             if stored is not None:

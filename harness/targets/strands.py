@@ -37,7 +37,7 @@ from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
     ErrorLog,
-    RecordedSession,
+    RebuildingSession,
     quiet_sdk_logs,
     shown_to_the_human,
 )
@@ -295,7 +295,7 @@ class DirectoryStore:
         )
 
 
-class StrandsSession(RecordedSession):
+class StrandsSession(RebuildingSession):
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
     ) -> None:
@@ -482,14 +482,6 @@ class StrandsSession(RecordedSession):
             return _dig(self.store.get(key), "data", "interrupt_state")
         key = f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
         return _dig(self.store.get(key), "_internal_state", "interrupt_state")
-
-    def restart(self) -> str | None:
-        try:
-            self.root = self._build()
-        except Exception as failure:
-            self.root = None  # nothing survives a failed rebuild
-            return f"{type(failure).__name__}: {failure}"
-        return None
 
     def live_turn_bytes(self, path: str) -> int | None:
         """Bytes of the canonical JSON of a sub-agent's ``take_snapshot(preset="session")``:
