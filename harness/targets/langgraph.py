@@ -81,7 +81,7 @@ from typing import Any, Final
 from fakes.corruption import CorruptionNotApplicable
 from fakes.log import AppendOnlyLog
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
-from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
+from fakes.protected import ProtectedAction, label_of, question_name
 from fakes.stores import MemoryStore
 from harness.reference.state import copy_json
 from harness.targets.adapter import (
@@ -338,8 +338,7 @@ class LangGraphSession(RebuildingSession):
         if action.hook:
 
             def run_approved(tool_call_id: str) -> str:
-                ledger.record(action.label, path, tool_call_id)
-                return f"{action.label}: done"
+                return protected.run(ledger, agent=path, tool_use_id=tool_call_id)
 
             handler = run_approved
         else:
@@ -523,14 +522,11 @@ def _approval_hook(
         call = request.tool_call
         action = by_tool.get(call["name"])
         if action is not None:
-            for number in range(1, action.questions + 1):
-                answer = interrupt(reason(action.label, number, action.questions))
-                if answer != APPROVE:
-                    return ToolMessage(
-                        content=f"{action.label}: refused",
-                        tool_call_id=call["id"],
-                        name=call["name"],
-                    )
+            protected = ProtectedAction(action.label, action.questions)
+            if not protected.approved(lambda name, why: interrupt(why)):
+                return ToolMessage(
+                    content=protected.refusal, tool_call_id=call["id"], name=call["name"]
+                )
         return execute(request)
 
     return ask_first

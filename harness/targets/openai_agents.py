@@ -46,7 +46,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 from fakes.corruption import GENERIC, CorruptionNotApplicable, newer_version
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
-from fakes.protected import question_name, reason
+from fakes.protected import ProtectedAction, question_name, reason
 from fakes.stores import FileStore
 from harness.targets.adapter import (
     NOT_REBUILT,
@@ -397,11 +397,11 @@ class OpenAIAgentsSession(RebuildingSession):
         from agents import function_tool
         from agents.tool_context import ToolContext
 
+        protected = ProtectedAction(action.label, action.questions)
         ledger = self.ledger
 
         async def perform(context: ToolContext[Any]) -> str:
-            ledger.record(action.label, path, context.tool_call_id)
-            return f"{action.label}: done"
+            return protected.run(ledger, agent=path, tool_use_id=context.tool_call_id)
 
         perform.__doc__ = f"Protected action {action.label}: runs only with a human's approval."
         # the SDK reads the annotations at run time; this module's are strings (PEP 563)

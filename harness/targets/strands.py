@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
 from fakes.model import Answer, ProviderError, ScriptedModel, strip_marker
-from fakes.protected import APPROVE, ProtectedAction, question_name, reason
+from fakes.protected import ProtectedAction
 from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
@@ -381,8 +381,8 @@ class StrandsSession(RebuildingSession):
         if action.hook:
 
             async def run_approved(tool_context: ToolContext) -> str:
-                ledger.record(action.label, path, tool_context.tool_use["toolUseId"])
-                return f"{action.label}: done"
+                tool_use_id = tool_context.tool_use["toolUseId"]
+                return protected.run(ledger, agent=path, tool_use_id=tool_use_id)
 
             handler = run_approved
         else:
@@ -558,13 +558,9 @@ def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
             action = by_tool.get(event.tool_use["name"])
             if action is None:
                 return
-            for number in range(1, action.questions + 1):
-                answer = event.interrupt(
-                    question_name(number), reason=reason(action.label, number, action.questions)
-                )
-                if answer != APPROVE:
-                    event.cancel_tool = f"{action.label}: refused"
-                    return
+            protected = ProtectedAction(action.label, action.questions)
+            if not protected.approved(lambda name, why: event.interrupt(name, reason=why)):
+                event.cancel_tool = protected.refusal
 
     del path
     return ApprovalHook()
