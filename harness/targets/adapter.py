@@ -4,19 +4,21 @@
 the ledger, the model-request journal and the public events are append-only files, so they
 outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
 behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
-interrupts as the root shows them to the human, an SDK's logs, and a restart's rebuild
-(``RebuildingSession``) with what a failed one leaves.
+interrupts as the root shows them to the human, an SDK's logs, a restart's rebuild
+(``RebuildingSession``) with what a failed one leaves, and what events and stored sizes are
+recorded as.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from fakes.corruption import ContinuationFormat
+from fakes.corruption import ContinuationFormat, CorruptionNotApplicable
 from fakes.crash import CrashPlan
 from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
@@ -156,3 +158,26 @@ class ErrorLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
+
+
+class NoContinuations:
+    """The continuation format of a target that locates no stored continuation (and so claims
+    no ``corruption``)."""
+
+    def locate(self, document: Any) -> list[tuple[Any, ...]]:
+        del document
+        return []
+
+    def damage(self, corruption: str, entry: Any) -> Any:
+        del entry
+        raise CorruptionNotApplicable(f"{corruption}: this target locates no stored continuation")
+
+
+def opaque(value: Any) -> str:
+    """What a recorded event shows of a value JSON cannot hold (``json.dumps(default=...)``)."""
+    return f"<{type(value).__name__}>"
+
+
+def canonical_json(value: Any) -> bytes:
+    """``value``'s canonical compact JSON: what a stored turn's size is measured in."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -78,7 +78,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.corruption import CorruptionNotApplicable
 from fakes.log import AppendOnlyLog
 from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
 from fakes.protected import ProtectedAction, label_of, question_name
@@ -88,6 +87,7 @@ from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
     ErrorLog,
+    NoContinuations,
     RebuildingSession,
     quiet_sdk_logs,
 )
@@ -246,18 +246,6 @@ def model_class() -> type:
 # -- logs ------------------------------------------------------------------------------------
 
 
-class _NoContinuations:
-    """This adapter locates no stored continuation (``corruption`` is not claimed)."""
-
-    def locate(self, document: Any) -> list[tuple[Any, ...]]:
-        del document
-        return []
-
-    def damage(self, corruption: str, entry: Any) -> Any:
-        del entry
-        raise CorruptionNotApplicable(f"{corruption}: the langgraph target corrupts nothing")
-
-
 # -- one scenario ----------------------------------------------------------------------------
 
 
@@ -267,7 +255,7 @@ class LangGraphSession(RebuildingSession):
         self.shape = shape
         self.agents = agents_by_path(scenario.tree)
         self.checkpoints = workdir / CHECKPOINTS
-        super().__init__(workdir, MemoryStore(), _NoContinuations())
+        super().__init__(workdir, MemoryStore(), NoContinuations())
         self.handles = AppendOnlyLog(workdir / "interrupt-handles.jsonl")
         self.model_class = model_class()
         self.connection: sqlite3.Connection | None = None

@@ -53,6 +53,7 @@ from harness.targets.adapter import (
     UUID,
     ErrorLog,
     RebuildingSession,
+    opaque,
     quiet_sdk_logs,
 )
 from harness.targets.base import (
@@ -541,7 +542,7 @@ class OpenAIAgentsSession(RebuildingSession):
             }
         else:
             payload["agent"] = getattr(getattr(event, "new_agent", None), "name", None)
-        text = json.dumps(payload, default=_opaque, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(payload, default=opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(UUID.sub("<uuid>", text)))
 
     def restart(self) -> str | None:
@@ -575,7 +576,3 @@ def _parsed(stored: bytes | None) -> Any:
         return json.loads(stored or b"{}")
     except ValueError:
         return {}
-
-
-def _opaque(value: Any) -> str:
-    return f"<{type(value).__name__}>"

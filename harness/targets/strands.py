@@ -38,6 +38,8 @@ from harness.targets.adapter import (
     UUID,
     ErrorLog,
     RebuildingSession,
+    canonical_json,
+    opaque,
     quiet_sdk_logs,
     shown_to_the_human,
 )
@@ -408,7 +410,7 @@ class StrandsSession(RebuildingSession):
 
     def _record(self, via: str, payload: dict[str, Any]) -> None:
         kept = {key: value for key, value in payload.items() if key not in UNSTABLE_KEYS}
-        text = json.dumps({via: kept}, default=_opaque, sort_keys=True, ensure_ascii=False)
+        text = json.dumps({via: kept}, default=opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append_json(_scrub(text))
 
     async def _stream(self, prompt: Any) -> Any:
@@ -489,18 +491,18 @@ class StrandsSession(RebuildingSession):
         agent = self.live.get(path)
         if agent is None:
             return None
-        return len(_compact(_timeless(agent.take_snapshot(preset="session").to_dict())))
+        return len(canonical_json(_timeless(agent.take_snapshot(preset="session").to_dict())))
 
     def stored(self) -> Stored:
         continuations = tuple(
             StoredContinuation(
                 owner=self.callee.get(str(entry.path[-1]), f"call {entry.path[-1]}"),
-                size=len(_compact(_timeless(entry.value))),
+                size=len(canonical_json(_timeless(entry.value))),
             )
             for entry in self.store.continuations()
         )
         record = self._root_interrupt_record()
-        record_bytes = None if record is None else len(_compact(_timeless(record)))
+        record_bytes = None if record is None else len(canonical_json(_timeless(record)))
         return Stored(continuations=continuations, record_bytes=record_bytes)
 
 
@@ -575,10 +577,6 @@ def _scrub(text: str) -> str:
     return TIMESTAMP.sub("<timestamp>", UUID.sub("<uuid>", text))
 
 
-def _opaque(value: Any) -> str:
-    return f"<{type(value).__name__}>"
-
-
 SOME_TIME: Final = "2000-01-01T00:00:00.000000Z"  # the usual width of a snapshot's created_at
 
 
@@ -594,7 +592,3 @@ def _timeless(value: Any) -> Any:
     if isinstance(value, list):
         return [_timeless(item) for item in value]
     return value
-
-
-def _compact(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
