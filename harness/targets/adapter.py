@@ -5,8 +5,8 @@ the ledger, the model-request journal and the public events are append-only file
 outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
 behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
 interrupts as the root shows them to the human, an SDK's logs, a restart's rebuild
-(``RebuildingSession``) with what a failed one leaves, and what events and stored sizes are
-recorded as.
+(``RebuildingSession``) with what a failed one leaves, an SDK's own files as a store and crash
+points on its writes, and what events and stored sizes are recorded as.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -108,6 +108,50 @@ class RebuildingSession(RecordedSession):
             self.root = None  # nothing survives a failed rebuild
             return f"{type(failure).__name__}: {failure}"
         return None
+
+
+class DirectoryStore:
+    """A directory the SDK writes its own files in (its sessions), seen as a store keyed by
+    relative path, so the stored data can sit behind a ``CorruptingStore``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, key: str) -> bytes | None:
+        path = self.root / key
+        return path.read_bytes() if path.is_file() else None
+
+    def put(self, key: str, value: bytes) -> None:
+        (self.root / key).write_bytes(value)
+
+    def delete(self, key: str) -> None:
+        (self.root / key).unlink(missing_ok=True)
+
+    def keys(self) -> list[str]:
+        if not self.root.exists():
+            return []
+        return sorted(
+            str(path.relative_to(self.root)) for path in self.root.rglob("*") if path.is_file()
+        )
+
+
+def writing_through(cls: type, writes: Sequence[str], before_write: Callable[[], None]) -> type:
+    """A subclass of the SDK's ``cls`` whose public write methods (``writes``) first pass
+    ``before_write`` (a crash point, such as ``RecordedSession._reached("persist")``); nothing
+    else changes."""
+
+    def passing(name: str) -> Callable[..., Any]:
+        inherited = getattr(cls, name)
+
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            before_write()
+            return inherited(self, *args, **kwargs)
+
+        return write
+
+    return type(
+        cls.__name__, (cls,), {name: passing(name) for name in writes if hasattr(cls, name)}
+    )
 
 
 class AnInterrupt(Protocol):

@@ -24,7 +24,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -35,12 +35,14 @@ from fakes.protected import ProtectedAction
 from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
+    DirectoryStore,
     ErrorLog,
     RebuildingSession,
     canonical_json,
     opaque,
     quiet_sdk_logs,
     shown_to_the_human,
+    writing_through,
 )
 from harness.targets.base import (
     CAPABILITIES,
@@ -173,30 +175,6 @@ def _find_turns(value: Any, path: tuple[Any, ...], found: list[tuple[Any, ...]])
             _find_turns(item, (*path, index), found)
 
 
-class DirectoryStore:
-    """The session directory seen as a store of JSON files, keyed by relative path."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def get(self, key: str) -> bytes | None:
-        path = self.root / key
-        return path.read_bytes() if path.is_file() else None
-
-    def put(self, key: str, value: bytes) -> None:
-        (self.root / key).write_bytes(value)
-
-    def delete(self, key: str) -> None:
-        (self.root / key).unlink(missing_ok=True)
-
-    def keys(self) -> list[str]:
-        if not self.root.exists():
-            return []
-        return sorted(
-            str(path.relative_to(self.root)) for path in self.root.rglob("*") if path.is_file()
-        )
-
-
 class StrandsSession(RebuildingSession):
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
@@ -266,12 +244,12 @@ class StrandsSession(RebuildingSession):
             from strands.session.snapshot_session_manager import SnapshotSessionManager
             from strands.storage import LocalFileStorage
 
-            storage_class = _writing_through(LocalFileStorage, ("write",), self._reached("persist"))
+            storage_class = writing_through(LocalFileStorage, ("write",), self._reached("persist"))
             storage = storage_class(base_dir=str(self.sessions_dir))
             return SnapshotSessionManager(session_id=_agent_id(path), storage=storage)
         from strands.session.file_session_manager import FileSessionManager
 
-        manager_class = _writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
+        manager_class = writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
         return manager_class(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
 
     def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
@@ -416,24 +394,6 @@ FILE_WRITES: Final = (
     "create_multi_agent",
     "update_multi_agent",
 )
-
-
-def _writing_through(cls: type, writes: Sequence[str], before_write: Callable[[], None]) -> type:
-    """A subclass of the SDK's ``cls`` whose public write methods first pass ``before_write``
-    (a crash point); nothing else changes."""
-
-    def passing(name: str) -> Callable[..., Any]:
-        inherited = getattr(cls, name)
-
-        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
-            before_write()
-            return inherited(self, *args, **kwargs)
-
-        return write
-
-    return type(
-        cls.__name__, (cls,), {name: passing(name) for name in writes if hasattr(cls, name)}
-    )
 
 
 def _dig(stored: bytes | None, *path: str) -> Any:
