@@ -79,10 +79,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from fakes.log import AppendOnlyLog
-from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
+from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import ProtectedAction, label_of, question_name
 from fakes.stores import MemoryStore
-from harness.reference.state import copy_json
 from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
@@ -92,6 +91,7 @@ from harness.targets.adapter import (
     quiet_sdk_logs,
 )
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
+from harness.targets.langgraph_model import model_class
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -99,7 +99,6 @@ DISTRIBUTION: Final = "langgraph"
 INPUT_FIELD: Final = "input"  # a sub-agent tool's (or node's) prompt argument
 THREAD: Final = "orchestrator"  # the root graph's thread id
 CHECKPOINTS: Final = "checkpoints.sqlite"
-RESPONSE_ID: Final = "response_id"  # where the fake provider's id rides in response_metadata
 HANDLE_PREFIX: Final = "lg-"
 LOGGERS: Final = ("langgraph", "langchain_core", "langchain")
 INTERRUPT_KEY: Final = "__interrupt__"  # the stream chunk that carries a task's interrupts
@@ -161,89 +160,6 @@ class LangGraphTarget:
 
     def start(self, scenario: scenario_model.Scenario, workdir: Path) -> LangGraphSession:
         return LangGraphSession(scenario, workdir, self.shape)
-
-
-# -- the scripted model behind LangChain's chat-model interface -------------------------------
-
-
-def conversation_of(messages: Sequence[Any]) -> list[Said]:
-    """LangChain messages as the scripted model reads them: prompts, its own marked replies."""
-    from langchain_core.messages import AIMessage, HumanMessage
-
-    said: list[Said] = []
-    for message in messages:
-        text = message.text if isinstance(message.text, str) else message.text()
-        if isinstance(message, AIMessage) and text:
-            said.append(Reply(text))
-        elif isinstance(message, HumanMessage) and text:
-            said.append(Prompt(text))
-        else:
-            said.append(None)
-    return said
-
-
-def provider_state(messages: Sequence[Any]) -> dict[str, Any]:
-    """What a stateful provider's client sends along: the id of the latest response."""
-    from langchain_core.messages import AIMessage
-
-    for message in reversed(messages):
-        if isinstance(message, AIMessage):
-            found = message.response_metadata.get(RESPONSE_ID)
-            return {} if found is None else {RESPONSE_ID: found}
-    return {}
-
-
-def model_class() -> type:
-    """The scripted model as a ``BaseChatModel`` subclass, built on first use so this module
-    imports without LangChain installed."""
-    from langchain_core.language_models import BaseChatModel
-    from langchain_core.messages import AIMessage
-    from langchain_core.outputs import ChatGeneration, ChatResult
-    from pydantic import ConfigDict
-
-    class ScriptedChatModel(BaseChatModel):  # type: ignore[misc]
-        """The scripted model core behind LangChain's real chat-model interface."""
-
-        model_config = ConfigDict(arbitrary_types_allowed=True)
-        core: ScriptedModel
-
-        @property
-        def _llm_type(self) -> str:
-            return "scripted"
-
-        def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
-            return self.bind(tools=[_openai_schema(tool) for tool in tools], **kwargs)
-
-        def _generate(
-            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any
-        ) -> Any:
-            model_state = provider_state(messages)
-            scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
-            metadata = {RESPONSE_ID: model_state[RESPONSE_ID]} if model_state else {}
-            if isinstance(scripted.turn, Answer):
-                message = AIMessage(
-                    content=f"{scripted.marker} {scripted.turn.text}", response_metadata=metadata
-                )
-            else:
-                message = AIMessage(
-                    content=scripted.marker,
-                    tool_calls=[
-                        {
-                            "name": call.tool,
-                            "args": dict(call.input),
-                            "id": call.tool_use_id,
-                            "type": "tool_call",
-                        }
-                        for call in scripted.turn.calls
-                    ],
-                    response_metadata=metadata,
-                )
-            return ChatResult(generations=[ChatGeneration(message=message)])
-
-    return ScriptedChatModel
-
-
-# -- logs ------------------------------------------------------------------------------------
 
 
 # -- one scenario ----------------------------------------------------------------------------
@@ -561,24 +477,6 @@ def _sub_agent_tool(name: str, graph: Any) -> Any:
 # every graph, at every build: most of a scenario's time.  Every protected action takes the same
 # arguments, and so does every sub-agent tool, so each model is built once per process.  It is a
 # type with no state in it: a restart still builds every graph, model and tool again.
-
-
-_OPENAI_SCHEMAS: dict[tuple[str, str, Any], dict[str, Any]] = {}
-
-
-def _openai_schema(tool: Any) -> dict[str, Any]:
-    """What ``bind_tools`` sends the model for ``tool``: converting a tool builds a pydantic model
-    of its own, so a tool with the same name, description and arguments is converted once."""
-    from langchain_core.utils.function_calling import convert_to_openai_tool
-
-    if isinstance(tool, dict):
-        converted: dict[str, Any] = convert_to_openai_tool(tool)
-        return converted
-    key = (tool.name, tool.description, tool.args_schema)
-    if key not in _OPENAI_SCHEMAS:
-        _OPENAI_SCHEMAS[key] = convert_to_openai_tool(tool)
-    copied: dict[str, Any] = copy_json(_OPENAI_SCHEMAS[key])
-    return copied
 
 
 @cache
