@@ -78,16 +78,10 @@ class AnswersByLocalIdTool(SubAgentTool):
     answers, in ``prepare`` and in ``run``, so the one remembered is the one that resumes.
     """
 
-    def __init__(
-        self,
-        name: str,
-        build: Callable[[], Agent],
-        *,
-        preserve_context: bool,
-        live: Agent | None = None,
-    ) -> None:
-        super().__init__(name, build, preserve_context=preserve_context, live=live)
-        self.found: dict[str, Agent] = {}
+    @functools.cached_property
+    def found(self) -> dict[str, Agent]:
+        """The sub-agent each call last found, by outer call key."""
+        return {}
 
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
         sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
