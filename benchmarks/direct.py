@@ -10,7 +10,8 @@ from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel
 from harness.scratch import scratch_directory
 from harness.targets.reference import agent_script
-from harness.targets.strands import INPUT_FIELD, model_class
+from harness.targets.strands import INPUT_FIELD
+from harness.targets.strands_model import model_class
 from scenarios.loading import parse_scenario
 from scenarios.model import Scenario
 

@@ -55,11 +55,26 @@ class ProtectedAction:
     label: str
     questions: int = 1
 
-    def perform(self, ask: Ask, ledger: Ledger, *, agent: str, tool_use_id: str) -> str:
-        """Ask every question through ``ask`` (which raises to interrupt), then run or refuse."""
-        for number in range(1, self.questions + 1):
-            answer = ask(question_name(number), reason(self.label, number, self.questions))
-            if answer != APPROVE:
-                return f"{self.label}: refused"
+    @property
+    def refusal(self) -> str:
+        """What the action returns when it is not approved."""
+        return f"{self.label}: refused"
+
+    def approved(self, ask: Ask) -> bool:
+        """Ask every question through ``ask`` (which raises to interrupt) until one is answered
+        with anything but ``APPROVE``; whether none was.  A before-tool-call hook asks this way."""
+        return all(
+            ask(question_name(number), reason(self.label, number, self.questions)) == APPROVE
+            for number in range(1, self.questions + 1)
+        )
+
+    def run(self, ledger: Ledger, *, agent: str, tool_use_id: str) -> str:
+        """Run the action, already approved: record it in the ledger."""
         ledger.record(self.label, agent, tool_use_id)
         return f"{self.label}: done"
+
+    def perform(self, ask: Ask, ledger: Ledger, *, agent: str, tool_use_id: str) -> str:
+        """Ask every question through ``ask`` (which raises to interrupt), then run or refuse."""
+        if not self.approved(ask):
+            return self.refusal
+        return self.run(ledger, agent=agent, tool_use_id=tool_use_id)

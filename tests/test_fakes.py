@@ -239,6 +239,21 @@ def test_a_multi_question_action_asks_each_question_and_runs_only_if_all_approve
     assert len(ledger.executions()) == 1
 
 
+def test_a_hooks_approval_asks_without_running_and_the_approved_action_runs_without_asking() -> (
+    None
+):
+    ledger = Ledger(AppendOnlyLog())
+    action = ProtectedAction("pay", 3)
+    ask = Asker({"approval": APPROVE, "approval-2": DENY})
+
+    assert not action.approved(ask)
+    assert [name for name, _ in ask.asked] == ["approval", "approval-2"]
+    assert action.refusal == "pay: refused"
+    assert ledger.executions() == []
+    assert action.run(ledger, agent="a", tool_use_id="t") == "pay: done"
+    assert ledger.executions() == [{"action": "pay", "agent": "a", "tool_use_id": "t"}]
+
+
 def test_question_names_and_labels() -> None:
     assert [question_name(n) for n in (1, 2, 3)] == ["approval", "approval-2", "approval-3"]
     assert label_of(reason("pay", 1, 2)) == "pay"

@@ -21,7 +21,8 @@ from harness.checkers import check
 from harness.findings import findings_path, load_findings
 from harness.history import History
 from harness.runner import run_scenario
-from harness.targets.openai_agents import OpenAIAgentsTarget, model_class, sdk_version
+from harness.targets.openai_agents import OpenAIAgentsTarget, sdk_version
+from harness.targets.openai_agents_model import model_class
 from scenarios.loading import load_scenario, parse_scenario, regression_files
 
 FILES = regression_files()

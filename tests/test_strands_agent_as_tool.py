@@ -20,11 +20,11 @@ relies on when it calls a sub-agent as a tool, each from the SDK's documented be
   the caller is told the human's response was not applied, or is asked the question again.
 
 Every agent is a real ``strands.Agent``; the scripted model (``fakes.model`` behind
-``harness.targets.strands.model_class``) is the only stand-in, and it records what each request
-carried: that record is how the tests see what the caller received.  The expectations come from
-each scenario's script (what the sub-agent answers, which call it serves), never from running the
-adapter.  The file runs in about two seconds: ``python -m harness mutate --sdk strands`` runs it
-against every mutant of the SDK's ``_agent_as_tool.py``.
+``harness.targets.strands_model.model_class``) is the only stand-in, and it records what each
+request carried: that record is how the tests see what the caller received.  The expectations
+come from each scenario's script (what the sub-agent answers, which call it serves), never from
+running the adapter.  The file runs in about two seconds: ``python -m harness mutate --sdk
+strands`` runs it against every mutant of the SDK's ``_agent_as_tool.py``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from strands.types.events import ToolResultEvent
 
 from fakes.log import AppendOnlyLog
 from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall, Turn, strip_marker
-from harness.targets.strands import model_class
+from harness.targets.strands_model import model_class
 
 ScriptedStrandsModel = model_class()
 

@@ -19,12 +19,8 @@ from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
 from harness.checkers import check
 from harness.findings import findings_path, judge_findings, load_document, load_findings, observe
 from harness.runner import run_scenario
-from harness.targets.strands import (
-    StrandsContinuationFormat,
-    StrandsTarget,
-    model_class,
-    sdk_version,
-)
+from harness.targets.strands import StrandsContinuationFormat, StrandsTarget, sdk_version
+from harness.targets.strands_model import model_class
 from scenarios.loading import load_scenario, parse_scenario, regression_files
 
 FILES = regression_files()

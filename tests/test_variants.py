@@ -27,8 +27,8 @@ from harness.targets.reference import ReferenceTarget
 from harness.targets.variants import (
     KNOWN_BAD,
     VARIANTS,
+    AnswersByLocalIdTool,
     RestoreHookTool,
-    RoutedSubAgentTool,
     Variant,
     VariantTarget,
 )
@@ -242,15 +242,32 @@ def test_an_unknown_variant_is_an_unknown_target() -> None:
         registry.get("bad-x")
 
 
-@pytest.mark.parametrize("seam", [RoutedSubAgentTool, RestoreHookTool])
+@pytest.mark.parametrize("seam", [AnswersByLocalIdTool, RestoreHookTool])
 def test_a_seam_left_as_is_behaves_exactly_like_the_reference(seam: type[SubAgentTool]) -> None:
-    """The variants' seams copy or wrap reference code; with nothing overridden they must record
-    the reference's history on every regression file (this catches a copy gone stale)."""
+    """The variants' seams wrap reference code; with nothing overridden they must record the
+    reference's history on every regression file."""
     unchanged = VariantTarget(Variant("unchanged", "the seam alone", tool_class=seam))
     for path in regression_files():
         scenario = load_scenario(path)
         expected = comparable(run_scenario(ReferenceTarget(), scenario, path.stem))
         assert comparable(run_scenario(unchanged, scenario, path.stem)) == expected, path.stem
+
+
+@pytest.mark.parametrize(
+    "slug", ["no-namespacing", "forward-to-all", "no-ownership-check", "resume-by-responses"]
+)
+def test_a_routing_variant_overrides_a_seam_and_keeps_the_references_calls(slug: str) -> None:
+    """A routing bug goes back in through the reference's seams (``owns``, ``responses``), never
+    through a copy of the ``prepare`` and ``run`` that call them."""
+    target = VARIANTS[slug]()
+    assert isinstance(target, VariantTarget)
+    tool_class = target.variant.tool_class
+    assert tool_class.prepare is SubAgentTool.prepare
+    assert tool_class.run is SubAgentTool.run
+    assert any(
+        getattr(tool_class, seam) is not getattr(SubAgentTool, seam)
+        for seam in ("owns", "responses")
+    )
 
 
 def test_running_variants_leaves_the_reference_unchanged() -> None:

@@ -20,6 +20,8 @@ Where the parked sub-agent turn lives between the question and the answer:
 
 A call resumes only when the parent owns an interrupt under its prefix and the sub-agent's own
 interrupt state is parked; a call that does not own a parked sub-agent's turn never takes it.
+The two routing decisions are methods, ``owns`` and ``responses``, so a known-bad variant
+(``harness.targets.variants``) replaces one of them and nothing else.
 """
 
 from __future__ import annotations
@@ -65,17 +67,24 @@ class SubAgentTool:
         # ephemeral sub-agents parked in this process, with the entry stored for each
         self.parked: dict[str, tuple[JSON, Agent]] = {}
 
+    def owns(self, caller: AgentState, outer: str) -> bool:
+        """Whether the call ``outer`` resumes a parked turn: the parent holds an interrupt raised
+        under it."""
+        return routing.owns_pending_turn(caller.interrupt_state.interrupts, outer)
+
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        """The parent's answers that belong to the call ``outer``, by the sub-agent's local ids."""
+        return routing.responses_for_call(caller.interrupt_state.interrupts, outer)
+
     def prepare(self, caller: AgentState, use: ToolUse) -> None:
-        parent_interrupts = caller.interrupt_state.interrupts
         outer = call_key(caller, use)
-        if routing.owns_pending_turn(parent_interrupts, outer):
+        if self.owns(caller, outer):
             sub_agent = self._sub_agent_for(caller, outer, owned=True)
-            sub_agent.prepare_resume(routing.responses_for_call(parent_interrupts, outer))
+            sub_agent.prepare_resume(self.responses(caller, outer))
 
     def run(self, call: ToolCall) -> ToolOutcome:
         outer = call.key
-        parent_interrupts = call.caller.interrupt_state.interrupts
-        owned = routing.owns_pending_turn(parent_interrupts, outer)
+        owned = self.owns(call.caller, outer)
         sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)
         if sub_agent.state.interrupt_state.activated and not owned:
             return Completed(
@@ -83,7 +92,7 @@ class SubAgentTool:
                 is_error=True,
             )
         if owned:
-            result = sub_agent.resume(routing.responses_for_call(parent_interrupts, outer))
+            result = sub_agent.resume(self.responses(call.caller, outer))
         else:
             result = sub_agent(_prompt_of(call.use.input))
         return self._outcome(call.caller, outer, sub_agent, result)

@@ -76,20 +76,20 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.corruption import CorruptionNotApplicable
 from fakes.log import AppendOnlyLog
-from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
-from fakes.protected import APPROVE, ProtectedAction, label_of, question_name, reason
+from fakes.model import ScriptedModel, strip_marker
+from fakes.protected import ProtectedAction, label_of, question_name
 from fakes.stores import MemoryStore
-from harness.reference.state import copy_json
-from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
-from harness.targets.recorded import (
+from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
     ErrorLog,
-    RecordedSession,
+    NoContinuations,
+    RebuildingSession,
     quiet_sdk_logs,
 )
+from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
+from harness.targets.langgraph_model import model_class
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -97,7 +97,6 @@ DISTRIBUTION: Final = "langgraph"
 INPUT_FIELD: Final = "input"  # a sub-agent tool's (or node's) prompt argument
 THREAD: Final = "orchestrator"  # the root graph's thread id
 CHECKPOINTS: Final = "checkpoints.sqlite"
-RESPONSE_ID: Final = "response_id"  # where the fake provider's id rides in response_metadata
 HANDLE_PREFIX: Final = "lg-"
 LOGGERS: Final = ("langgraph", "langchain_core", "langchain")
 INTERRUPT_KEY: Final = "__interrupt__"  # the stream chunk that carries a task's interrupts
@@ -161,101 +160,6 @@ class LangGraphTarget:
         return LangGraphSession(scenario, workdir, self.shape)
 
 
-# -- the scripted model behind LangChain's chat-model interface -------------------------------
-
-
-def conversation_of(messages: Sequence[Any]) -> list[Said]:
-    """LangChain messages as the scripted model reads them: prompts, its own marked replies."""
-    from langchain_core.messages import AIMessage, HumanMessage
-
-    said: list[Said] = []
-    for message in messages:
-        text = message.text if isinstance(message.text, str) else message.text()
-        if isinstance(message, AIMessage) and text:
-            said.append(Reply(text))
-        elif isinstance(message, HumanMessage) and text:
-            said.append(Prompt(text))
-        else:
-            said.append(None)
-    return said
-
-
-def provider_state(messages: Sequence[Any]) -> dict[str, Any]:
-    """What a stateful provider's client sends along: the id of the latest response."""
-    from langchain_core.messages import AIMessage
-
-    for message in reversed(messages):
-        if isinstance(message, AIMessage):
-            found = message.response_metadata.get(RESPONSE_ID)
-            return {} if found is None else {RESPONSE_ID: found}
-    return {}
-
-
-def model_class() -> type:
-    """The scripted model as a ``BaseChatModel`` subclass, built on first use so this module
-    imports without LangChain installed."""
-    from langchain_core.language_models import BaseChatModel
-    from langchain_core.messages import AIMessage
-    from langchain_core.outputs import ChatGeneration, ChatResult
-    from pydantic import ConfigDict
-
-    class ScriptedChatModel(BaseChatModel):  # type: ignore[misc]
-        """The scripted model core behind LangChain's real chat-model interface."""
-
-        model_config = ConfigDict(arbitrary_types_allowed=True)
-        core: ScriptedModel
-
-        @property
-        def _llm_type(self) -> str:
-            return "scripted"
-
-        def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
-            return self.bind(tools=[_openai_schema(tool) for tool in tools], **kwargs)
-
-        def _generate(
-            self, messages: list[Any], stop: Any = None, run_manager: Any = None, **kwargs: Any
-        ) -> Any:
-            model_state = provider_state(messages)
-            scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
-            metadata = {RESPONSE_ID: model_state[RESPONSE_ID]} if model_state else {}
-            if isinstance(scripted.turn, Answer):
-                message = AIMessage(
-                    content=f"{scripted.marker} {scripted.turn.text}", response_metadata=metadata
-                )
-            else:
-                message = AIMessage(
-                    content=scripted.marker,
-                    tool_calls=[
-                        {
-                            "name": call.tool,
-                            "args": dict(call.input),
-                            "id": call.tool_use_id,
-                            "type": "tool_call",
-                        }
-                        for call in scripted.turn.calls
-                    ],
-                    response_metadata=metadata,
-                )
-            return ChatResult(generations=[ChatGeneration(message=message)])
-
-    return ScriptedChatModel
-
-
-# -- logs ------------------------------------------------------------------------------------
-
-
-class _NoContinuations:
-    """This adapter locates no stored continuation (``corruption`` is not claimed)."""
-
-    def locate(self, document: Any) -> list[tuple[Any, ...]]:
-        del document
-        return []
-
-    def damage(self, corruption: str, entry: Any) -> Any:
-        del entry
-        raise CorruptionNotApplicable(f"{corruption}: the langgraph target corrupts nothing")
-
-
 # -- a failed task stops its step ---------------------------------------------------------------
 
 Guard = Callable[[Callable[..., Any]], Callable[..., Any]]
@@ -302,13 +206,13 @@ class StopAfterFailure:
 # -- one scenario ----------------------------------------------------------------------------
 
 
-class LangGraphSession(RecordedSession):
+class LangGraphSession(RebuildingSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path, shape: str) -> None:
         self.scenario = scenario
         self.shape = shape
         self.agents = agents_by_path(scenario.tree)
         self.checkpoints = workdir / CHECKPOINTS
-        super().__init__(workdir, MemoryStore(), _NoContinuations())
+        super().__init__(workdir, MemoryStore(), NoContinuations())
         self.handles = AppendOnlyLog(workdir / "interrupt-handles.jsonl")
         self.model_class = model_class()
         self.connection: sqlite3.Connection | None = None
@@ -384,8 +288,7 @@ class LangGraphSession(RecordedSession):
         if action.hook:
 
             def run_approved(tool_call_id: str) -> str:
-                ledger.record(action.label, path, tool_call_id)
-                return f"{action.label}: done"
+                return protected.run(ledger, agent=path, tool_use_id=tool_call_id)
 
             handler = run_approved
         else:
@@ -515,14 +418,6 @@ class LangGraphSession(RecordedSession):
         text = json.dumps({"stream": chunk}, default=_plain, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(_scrub(text)))
 
-    def restart(self) -> str | None:
-        try:
-            self.root = self._build()
-        except Exception as failure:
-            self.root = None  # nothing survives a failed rebuild
-            return f"{type(failure).__name__}: {failure}"
-        return None
-
     def stored(self) -> Stored:
         return Stored()  # continuation_bytes is not claimed
 
@@ -582,14 +477,11 @@ def _approval_hook(
         call = request.tool_call
         action = by_tool.get(call["name"])
         if action is not None:
-            for number in range(1, action.questions + 1):
-                answer = interrupt(reason(action.label, number, action.questions))
-                if answer != APPROVE:
-                    return ToolMessage(
-                        content=f"{action.label}: refused",
-                        tool_call_id=call["id"],
-                        name=call["name"],
-                    )
+            protected = ProtectedAction(action.label, action.questions)
+            if not protected.approved(lambda name, why: interrupt(why)):
+                return ToolMessage(
+                    content=protected.refusal, tool_call_id=call["id"], name=call["name"]
+                )
         return execute(request)
 
     return ask_first
@@ -637,24 +529,6 @@ def _sub_agent_tool(name: str, graph: Any, guard: Guard) -> Any:
 # every graph, at every build: most of a scenario's time.  Every protected action takes the same
 # arguments, and so does every sub-agent tool, so each model is built once per process.  It is a
 # type with no state in it: a restart still builds every graph, model and tool again.
-
-
-_OPENAI_SCHEMAS: dict[tuple[str, str, Any], dict[str, Any]] = {}
-
-
-def _openai_schema(tool: Any) -> dict[str, Any]:
-    """What ``bind_tools`` sends the model for ``tool``: converting a tool builds a pydantic model
-    of its own, so a tool with the same name, description and arguments is converted once."""
-    from langchain_core.utils.function_calling import convert_to_openai_tool
-
-    if isinstance(tool, dict):
-        converted: dict[str, Any] = convert_to_openai_tool(tool)
-        return converted
-    key = (tool.name, tool.description, tool.args_schema)
-    if key not in _OPENAI_SCHEMAS:
-        _OPENAI_SCHEMAS[key] = convert_to_openai_tool(tool)
-    copied: dict[str, Any] = copy_json(_OPENAI_SCHEMAS[key])
-    return copied
 
 
 @cache

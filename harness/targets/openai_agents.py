@@ -39,15 +39,23 @@ import concurrent.futures
 import json
 import logging
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
 from fakes.corruption import GENERIC, CorruptionNotApplicable, newer_version
-from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel, strip_marker
-from fakes.protected import question_name, reason
+from fakes.model import ScriptedModel, strip_marker
+from fakes.protected import ProtectedAction, question_name, reason
 from fakes.stores import FileStore
+from harness.targets.adapter import (
+    NOT_REBUILT,
+    UUID,
+    ErrorLog,
+    RebuildingSession,
+    opaque,
+    quiet_sdk_logs,
+)
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -56,13 +64,7 @@ from harness.targets.base import (
     StoredContinuation,
     TargetInfo,
 )
-from harness.targets.recorded import (
-    NOT_REBUILT,
-    UUID,
-    ErrorLog,
-    RecordedSession,
-    quiet_sdk_logs,
-)
+from harness.targets.openai_agents_model import model_class, plain
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
@@ -152,138 +154,6 @@ class OpenAIAgentsTarget:
         return OpenAIAgentsSession(scenario, workdir)
 
 
-# -- the scripted model behind the SDK's Model interface --------------------------------------
-
-
-def conversation_of(items: Sequence[Any]) -> list[Said]:
-    """Responses-format input items as the scripted model reads them."""
-    said: list[Said] = []
-    for item in items:
-        kind = item.get("type", "message") if isinstance(item, dict) else None
-        role = item.get("role") if isinstance(item, dict) else None
-        text = _text_of(item.get("content")) if kind == "message" else None
-        if role == "assistant" and text is not None:
-            said.append(Reply(text))
-        elif role == "user" and text is not None:
-            said.append(Prompt(text))
-        else:
-            said.append(None)
-    return said
-
-
-def _text_of(content: Any) -> str | None:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, dict) and isinstance(part.get("text"), str):
-                return str(part["text"])
-    return None
-
-
-def model_class() -> type:
-    """The scripted model as an ``agents.models.interface.Model``, built on first use so this
-    module imports without the SDK installed."""
-    from agents import Usage
-    from agents.items import ModelResponse
-    from agents.models.interface import Model
-    from openai.types.responses import (
-        Response,
-        ResponseCompletedEvent,
-        ResponseCreatedEvent,
-        ResponseFunctionToolCall,
-        ResponseOutputItemAddedEvent,
-        ResponseOutputItemDoneEvent,
-        ResponseOutputMessage,
-        ResponseOutputText,
-    )
-
-    class ScriptedOpenAIModel(Model):  # type: ignore[misc]
-        """The scripted model core behind the SDK's real model interface."""
-
-        def __init__(self, core: ScriptedModel) -> None:
-            self.core = core
-
-        def _output(self, items: Any) -> tuple[list[Any], str]:
-            listed = [{"role": "user", "content": items}] if isinstance(items, str) else items
-            listed = [_plain(item) for item in listed]
-            scripted = self.core.next_turn(conversation_of(listed), len(listed), {})
-            if isinstance(scripted.turn, Answer):
-                return [_message(f"{scripted.marker} {scripted.turn.text}")], scripted.response_id
-            output: list[Any] = [_message(scripted.marker)]
-            for call in scripted.turn.calls:
-                output.append(
-                    ResponseFunctionToolCall(
-                        type="function_call",
-                        id=f"fc_{call.tool_use_id}",
-                        call_id=call.tool_use_id,
-                        name=call.tool,
-                        arguments=json.dumps(dict(call.input)),
-                        status="completed",
-                    )
-                )
-            return output, scripted.response_id
-
-        async def get_response(
-            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
-        ) -> Any:
-            output, response_id = self._output(input)
-            return ModelResponse(output=output, usage=Usage(), response_id=response_id)
-
-        async def stream_response(
-            self, system_instructions: Any, input: Any, *args: Any, **kwargs: Any
-        ) -> AsyncIterator[Any]:
-            output, response_id = self._output(input)
-            response = Response(
-                id=response_id,
-                created_at=0,
-                model="scripted",
-                object="response",
-                output=output,
-                parallel_tool_calls=True,
-                tool_choice="auto",
-                tools=[],
-            )
-            number = 0
-            yield ResponseCreatedEvent(
-                type="response.created", response=response, sequence_number=number
-            )
-            for index, item in enumerate(output):
-                number += 1
-                yield ResponseOutputItemAddedEvent(
-                    type="response.output_item.added",
-                    item=item,
-                    output_index=index,
-                    sequence_number=number,
-                )
-                number += 1
-                yield ResponseOutputItemDoneEvent(
-                    type="response.output_item.done",
-                    item=item,
-                    output_index=index,
-                    sequence_number=number,
-                )
-            yield ResponseCompletedEvent(
-                type="response.completed", response=response, sequence_number=number + 1
-            )
-
-    def _message(text: str) -> Any:
-        return ResponseOutputMessage(
-            id="msg_scripted",
-            type="message",
-            role="assistant",
-            status="completed",
-            content=[ResponseOutputText(type="output_text", text=text, annotations=[])],
-        )
-
-    return ScriptedOpenAIModel
-
-
-def _plain(item: Any) -> Any:
-    dump = getattr(item, "model_dump", None)
-    return dump(mode="json") if callable(dump) else item
-
-
 # -- where the run state keeps a pending agent tool's run, and how it is damaged -----------------
 
 
@@ -336,13 +206,10 @@ def _owner_of(document: Any, path: tuple[Any, ...]) -> str:
     return str(name) if name else f"entry {list(path[:-1])}"
 
 
-# -- the SDK's logs ------------------------------------------------------------------------------
-
-
 # -- one scenario on the SDK ----------------------------------------------------------------------
 
 
-class OpenAIAgentsSession(RecordedSession):
+class OpenAIAgentsSession(RebuildingSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
         from agents import set_tracing_disabled
 
@@ -397,11 +264,11 @@ class OpenAIAgentsSession(RecordedSession):
         from agents import function_tool
         from agents.tool_context import ToolContext
 
+        protected = ProtectedAction(action.label, action.questions)
         ledger = self.ledger
 
         async def perform(context: ToolContext[Any]) -> str:
-            ledger.record(action.label, path, context.tool_call_id)
-            return f"{action.label}: done"
+            return protected.run(ledger, agent=path, tool_use_id=context.tool_call_id)
 
         perform.__doc__ = f"Protected action {action.label}: runs only with a human's approval."
         # the SDK reads the annotations at run time; this module's are strings (PEP 563)
@@ -529,30 +396,28 @@ class OpenAIAgentsSession(RecordedSession):
         kind = getattr(event, "type", type(event).__name__)
         payload: dict[str, Any] = {"type": kind}
         if kind == "raw_response_event":
-            payload["data"] = _plain(event.data)
+            payload["data"] = plain(event.data)
         elif kind == "run_item_stream_event":
             item = event.item
             payload |= {
                 "name": event.name,
                 "item_type": item.type,
                 "agent": item.agent.name,
-                "raw_item": _plain(item.raw_item),
+                "raw_item": plain(item.raw_item),
                 "output": getattr(item, "output", None),
             }
         else:
             payload["agent"] = getattr(getattr(event, "new_agent", None), "name", None)
-        text = json.dumps(payload, default=_opaque, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(payload, default=opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(UUID.sub("<uuid>", text)))
 
     def restart(self) -> str | None:
         from agents import RunState
 
         self.state = None
-        try:
-            self.root = self._build()
-        except Exception as failure:
-            self.root = None  # nothing survives a failed rebuild
-            return f"{type(failure).__name__}: {failure}"
+        not_rebuilt = super().restart()
+        if not_rebuilt is not None:
+            return not_rebuilt
         try:
             stored = self.store.get(STATE_KEY)
             if stored is not None:
@@ -577,7 +442,3 @@ def _parsed(stored: bytes | None) -> Any:
         return json.loads(stored or b"{}")
     except ValueError:
         return {}
-
-
-def _opaque(value: Any) -> str:
-    return f"<{type(value).__name__}>"

@@ -28,6 +28,12 @@ from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import AgentState, Message
 from harness.reference.tree import ActionSpec, AgentSpec, SubAgentSpec, Tree
+from harness.targets.adapter import (
+    NOT_REBUILT,
+    RecordedSession,
+    canonical_json,
+    shown_to_the_human,
+)
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -37,7 +43,6 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
 
@@ -272,7 +277,7 @@ class ReferenceSession(RecordedSession):
         """Bytes of the canonical JSON of a live (preserve_context) sub-agent's state: what a
         store would have to keep of its turn; None if it has no live agent."""
         live = None if self.tree is None else self.tree.live_agents.get(path)
-        return None if live is None else len(_compact(live.state.to_json()))
+        return None if live is None else len(canonical_json(live.state.to_json()))
 
     def stored(self) -> Stored:
         persisted = self.store.get(TREE_KEY)
@@ -286,13 +291,9 @@ class ReferenceSession(RecordedSession):
             record = json.loads(persisted)["root"]["interrupt_state"]
         except (ValueError, KeyError, TypeError):  # damaged: no record to measure
             return Stored(continuations=continuations)
-        return Stored(continuations=continuations, record_bytes=len(_compact(record)))
+        return Stored(continuations=continuations, record_bytes=len(canonical_json(record)))
 
 
 def _owner_name(entry: Any) -> str:
     owner = entry.get("owner") if isinstance(entry, dict) else None
     return str(owner.get("sub_agent", "?")) if isinstance(owner, dict) else "?"
-
-
-def _compact(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -21,18 +21,29 @@ stored turns in the session files.
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
-from fakes.model import Answer, ProviderError, ScriptedModel, strip_marker
-from fakes.protected import APPROVE, ProtectedAction, question_name, reason
+from fakes.model import ScriptedModel, strip_marker
+from fakes.protected import ProtectedAction
+from harness.targets.adapter import (
+    NOT_REBUILT,
+    UUID,
+    DirectoryStore,
+    ErrorLog,
+    RebuildingSession,
+    canonical_json,
+    opaque,
+    quiet_sdk_logs,
+    shown_to_the_human,
+    writing_through,
+)
 from harness.targets.base import (
     CAPABILITIES,
     Observation,
@@ -41,16 +52,8 @@ from harness.targets.base import (
     StoredContinuation,
     TargetInfo,
 )
-from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import (
-    NOT_REBUILT,
-    UUID,
-    ErrorLog,
-    RecordedSession,
-    quiet_sdk_logs,
-    shown_to_the_human,
-)
 from harness.targets.reference import agent_script, agents_by_path
+from harness.targets.strands_model import model_class
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
 
@@ -128,105 +131,6 @@ class StrandsTarget:
         return StrandsSession(scenario, workdir, self.session_manager)
 
 
-def model_class() -> type:
-    """The scripted model as a ``strands.models.Model`` subclass, built on first use so this
-    module imports without the SDK installed."""
-    from strands.models import Model
-
-    class ScriptedStrandsModel(Model):  # type: ignore[misc]
-        """The scripted model core behind the SDK's real model interface."""
-
-        def __init__(
-            self, core: ScriptedModel, *, outage: str | None = None, record: bool = False
-        ) -> None:
-            self.core = core
-            self.config: dict[str, Any] = {"model_id": f"scripted:{core.agent}"}
-            # a provider that is down refuses every request with this message
-            self.outage = outage
-            # with ``record``: what each request carried (messages, tool specs), as the provider
-            # received it (off for scenario runs, which observe only what a user sees)
-            self.record = record
-            self.requests: list[dict[str, Any]] = []
-
-        def update_config(self, **model_config: Any) -> None:
-            self.config.update(model_config)
-
-        def get_config(self) -> Any:
-            return self.config
-
-        def structured_output(self, *args: Any, **kwargs: Any) -> Any:
-            raise NotImplementedError("the scripted model has no structured output")
-
-        async def stream(
-            self,
-            messages: Any,
-            tool_specs: Any = None,
-            system_prompt: Any = None,
-            **kwargs: Any,
-        ) -> AsyncIterator[dict[str, Any]]:
-            if self.record:
-                self.requests.append(
-                    copy.deepcopy({"messages": messages, "tool_specs": tool_specs or []})
-                )
-            if self.outage is not None:
-                raise ProviderError(self.outage)
-            model_state = kwargs.get("model_state")
-            if model_state is None:
-                model_state = {}
-            scripted = self.core.next_turn(conversation_of(messages), len(messages), model_state)
-            yield {"messageStart": {"role": "assistant"}}
-            if isinstance(scripted.turn, Answer):
-                text = f"{scripted.marker} {scripted.turn.text}"
-                for event in _text_block(text, scripted.turn.cites):
-                    yield event
-                for paragraph in scripted.turn.more:
-                    for event in _text_block(paragraph):
-                        yield event
-                yield {"messageStop": {"stopReason": "end_turn"}}
-                return
-            for event in _text_block(scripted.marker):
-                yield event
-            for call in scripted.turn.calls:
-                yield {
-                    "contentBlockStart": {
-                        "start": {"toolUse": {"toolUseId": call.tool_use_id, "name": call.tool}}
-                    }
-                }
-                payload = call.raw_input
-                if payload is None:
-                    payload = json.dumps(dict(call.input))
-                yield {"contentBlockDelta": {"delta": {"toolUse": {"input": payload}}}}
-                yield {"contentBlockStop": {}}
-            yield {"messageStop": {"stopReason": "tool_use"}}
-
-    return ScriptedStrandsModel
-
-
-def _text_block(text: str, cites: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """One text block; each cited source streams as a citation delta (the SDK then builds a
-    ``citationsContent`` block around the text)."""
-    citations = [
-        {
-            "contentBlockDelta": {
-                "delta": {
-                    "citation": {
-                        "title": source,
-                        "location": {"documentChar": {"documentIndex": 0, "start": 0, "end": 1}},
-                        "sourceContent": [{"text": text}],
-                    }
-                }
-            }
-        }
-        for source in cites
-    ]
-    return [
-        {"contentBlockStart": {"start": {}}},
-        {"contentBlockDelta": {"delta": {"text": text}}},
-        *citations,
-        {"contentBlockStop": {}},
-    ]
-
-
 class StrandsContinuationFormat:
     """Where 1.59+ keeps an ephemeral sub-agent's turn in a session file, and its damages."""
 
@@ -271,31 +175,7 @@ def _find_turns(value: Any, path: tuple[Any, ...], found: list[tuple[Any, ...]])
             _find_turns(item, (*path, index), found)
 
 
-class DirectoryStore:
-    """The session directory seen as a store of JSON files, keyed by relative path."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def get(self, key: str) -> bytes | None:
-        path = self.root / key
-        return path.read_bytes() if path.is_file() else None
-
-    def put(self, key: str, value: bytes) -> None:
-        (self.root / key).write_bytes(value)
-
-    def delete(self, key: str) -> None:
-        (self.root / key).unlink(missing_ok=True)
-
-    def keys(self) -> list[str]:
-        if not self.root.exists():
-            return []
-        return sorted(
-            str(path.relative_to(self.root)) for path in self.root.rglob("*") if path.is_file()
-        )
-
-
-class StrandsSession(RecordedSession):
+class StrandsSession(RebuildingSession):
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
     ) -> None:
@@ -364,12 +244,12 @@ class StrandsSession(RecordedSession):
             from strands.session.snapshot_session_manager import SnapshotSessionManager
             from strands.storage import LocalFileStorage
 
-            storage_class = _writing_through(LocalFileStorage, ("write",), self._reached("persist"))
+            storage_class = writing_through(LocalFileStorage, ("write",), self._reached("persist"))
             storage = storage_class(base_dir=str(self.sessions_dir))
             return SnapshotSessionManager(session_id=_agent_id(path), storage=storage)
         from strands.session.file_session_manager import FileSessionManager
 
-        manager_class = _writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
+        manager_class = writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
         return manager_class(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
 
     def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
@@ -381,8 +261,8 @@ class StrandsSession(RecordedSession):
         if action.hook:
 
             async def run_approved(tool_context: ToolContext) -> str:
-                ledger.record(action.label, path, tool_context.tool_use["toolUseId"])
-                return f"{action.label}: done"
+                tool_use_id = tool_context.tool_use["toolUseId"]
+                return protected.run(ledger, agent=path, tool_use_id=tool_use_id)
 
             handler = run_approved
         else:
@@ -408,7 +288,7 @@ class StrandsSession(RecordedSession):
 
     def _record(self, via: str, payload: dict[str, Any]) -> None:
         kept = {key: value for key, value in payload.items() if key not in UNSTABLE_KEYS}
-        text = json.dumps({via: kept}, default=_opaque, sort_keys=True, ensure_ascii=False)
+        text = json.dumps({via: kept}, default=opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append_json(_scrub(text))
 
     async def _stream(self, prompt: Any) -> Any:
@@ -483,32 +363,24 @@ class StrandsSession(RecordedSession):
         key = f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
         return _dig(self.store.get(key), "_internal_state", "interrupt_state")
 
-    def restart(self) -> str | None:
-        try:
-            self.root = self._build()
-        except Exception as failure:
-            self.root = None  # nothing survives a failed rebuild
-            return f"{type(failure).__name__}: {failure}"
-        return None
-
     def live_turn_bytes(self, path: str) -> int | None:
         """Bytes of the canonical JSON of a sub-agent's ``take_snapshot(preset="session")``:
         what a store would have to keep of its turn; None if there is no such sub-agent."""
         agent = self.live.get(path)
         if agent is None:
             return None
-        return len(_compact(_timeless(agent.take_snapshot(preset="session").to_dict())))
+        return len(canonical_json(_timeless(agent.take_snapshot(preset="session").to_dict())))
 
     def stored(self) -> Stored:
         continuations = tuple(
             StoredContinuation(
                 owner=self.callee.get(str(entry.path[-1]), f"call {entry.path[-1]}"),
-                size=len(_compact(_timeless(entry.value))),
+                size=len(canonical_json(_timeless(entry.value))),
             )
             for entry in self.store.continuations()
         )
         record = self._root_interrupt_record()
-        record_bytes = None if record is None else len(_compact(_timeless(record)))
+        record_bytes = None if record is None else len(canonical_json(_timeless(record)))
         return Stored(continuations=continuations, record_bytes=record_bytes)
 
 
@@ -522,24 +394,6 @@ FILE_WRITES: Final = (
     "create_multi_agent",
     "update_multi_agent",
 )
-
-
-def _writing_through(cls: type, writes: Sequence[str], before_write: Callable[[], None]) -> type:
-    """A subclass of the SDK's ``cls`` whose public write methods first pass ``before_write``
-    (a crash point); nothing else changes."""
-
-    def passing(name: str) -> Callable[..., Any]:
-        inherited = getattr(cls, name)
-
-        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
-            before_write()
-            return inherited(self, *args, **kwargs)
-
-        return write
-
-    return type(
-        cls.__name__, (cls,), {name: passing(name) for name in writes if hasattr(cls, name)}
-    )
 
 
 def _dig(stored: bytes | None, *path: str) -> Any:
@@ -566,13 +420,9 @@ def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
             action = by_tool.get(event.tool_use["name"])
             if action is None:
                 return
-            for number in range(1, action.questions + 1):
-                answer = event.interrupt(
-                    question_name(number), reason=reason(action.label, number, action.questions)
-                )
-                if answer != APPROVE:
-                    event.cancel_tool = f"{action.label}: refused"
-                    return
+            protected = ProtectedAction(action.label, action.questions)
+            if not protected.approved(lambda name, why: event.interrupt(name, reason=why)):
+                event.cancel_tool = protected.refusal
 
     del path
     return ApprovalHook()
@@ -585,10 +435,6 @@ def _agent_id(path: str) -> str:
 def _scrub(text: str) -> str:
     """Per-run identity (uuids, timestamps) replaced, so the same run records the same events."""
     return TIMESTAMP.sub("<timestamp>", UUID.sub("<uuid>", text))
-
-
-def _opaque(value: Any) -> str:
-    return f"<{type(value).__name__}>"
 
 
 SOME_TIME: Final = "2000-01-01T00:00:00.000000Z"  # the usual width of a snapshot's created_at
@@ -606,7 +452,3 @@ def _timeless(value: Any) -> Any:
     if isinstance(value, list):
         return [_timeless(item) for item in value]
     return value
-
-
-def _compact(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()

@@ -10,8 +10,9 @@ reachable as ``bad-<slug>`` through ``harness.targets.registry.get`` but never l
 
 Where the bug sits:
 
-* in the agent-as-tool (``SubAgentTool`` subclasses): how a call finds its parked turn, which
-  answers it is given, how the continuation is restored, what is emitted;
+* in the agent-as-tool (``SubAgentTool`` subclasses): whether a call owns a parked turn and
+  which answers it is given (the reference's seams ``owns`` and ``responses``), how a call finds
+  its parked turn, how the continuation is restored, what is emitted;
 * in the loop (``Agent`` subclass): what survives when a turn parks.
 
 A ``VariantTree`` builds the reference tree with those classes in place of the reference's.
@@ -27,7 +28,6 @@ from pathlib import Path
 from typing import Final
 
 import harness
-from harness.reference import routing
 from harness.reference.agent import (
     PENDING_TOOL_CALL,
     RESULTS_SO_FAR,
@@ -67,53 +67,33 @@ def _holds_parked_turn(tool: SubAgentTool, caller: AgentState, outer: str) -> bo
     return outer in _stored_turns(caller)
 
 
-# --- routing: the two decisions the reference makes with ``routing`` -----------------------------
+# --- routing: the reference's two decisions, ``owns`` and ``responses`` ------------------------
 
 
-class RoutedSubAgentTool(SubAgentTool):
-    """The reference agent-as-tool with its two routing decisions as overridable methods.
+class AnswersByLocalIdTool(SubAgentTool):
+    """The reference agent-as-tool, remembering the sub-agent each call last found, so that
+    ``responses`` can match answers against that sub-agent's own questions.
 
-    The reference calls ``routing.owns_pending_turn`` and ``routing.responses_for_call`` inline in
-    ``prepare`` and ``run``, so a variant that changes either has no smaller seam: ``prepare`` and
-    ``run`` are the reference's line for line, except that they call ``owns`` and ``responses``
-    (which by default are exactly the reference's) instead.
+    The reference finds a call's sub-agent (``_sub_agent_for``) just before it asks for the call's
+    answers, in ``prepare`` and in ``run``, so the one remembered is the one that resumes.
     """
 
-    def owns(self, caller: AgentState, outer: str) -> bool:
-        """Whether this call resumes a parked turn (reference: the parent owns one under it)."""
-        return routing.owns_pending_turn(caller.interrupt_state.interrupts, outer)
+    @functools.cached_property
+    def found(self) -> dict[str, Agent]:
+        """The sub-agent each call last found, by outer call key."""
+        return {}
 
-    def responses(self, caller: AgentState, outer: str, sub_agent: Agent) -> dict[str, JSON]:
-        """The answers this call's sub-agent resumes with, by its local ids."""
-        return routing.responses_for_call(caller.interrupt_state.interrupts, outer)
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        self.found[outer] = sub_agent
+        return sub_agent
 
-    def prepare(self, caller: AgentState, use: ToolUse) -> None:
-        outer = call_key(caller, use)
-        if self.owns(caller, outer):
-            sub_agent = self._sub_agent_for(caller, outer, owned=True)
-            sub_agent.prepare_resume(self.responses(caller, outer, sub_agent))
-
-    def run(self, call: ToolCall) -> ToolOutcome:
-        outer = call.key
-        owned = self.owns(call.caller, outer)
-        sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)
-        if sub_agent.state.interrupt_state.activated and not owned:
-            return Completed(
-                f"sub-agent {self.name!r} has a parked turn that belongs to another call",
-                is_error=True,
-            )
-        if owned:
-            result = sub_agent.resume(self.responses(call.caller, outer, sub_agent))
-        else:
-            result = sub_agent(_prompt_of(call.use.input))
-        return self._outcome(call.caller, outer, sub_agent, result)
+    def asked(self, outer: str) -> set[str]:
+        """The local ids of the questions parked in the call's sub-agent."""
+        return {interrupt.id for interrupt in self.found[outer].state.interrupt_state.interrupts}
 
 
-def _asked(sub_agent: Agent) -> set[str]:
-    return {interrupt.id for interrupt in sub_agent.state.interrupt_state.interrupts}
-
-
-class NoNamespacingTool(RoutedSubAgentTool):
+class NoNamespacingTool(AnswersByLocalIdTool):
     """Interrupts travel up under their local id, and answers come down by local id to every call.
 
     Differs from the reference in three places: ``_outcome`` hands the parent the local ids (the
@@ -125,8 +105,8 @@ class NoNamespacingTool(RoutedSubAgentTool):
     def owns(self, caller: AgentState, outer: str) -> bool:
         return _holds_parked_turn(self, caller, outer)
 
-    def responses(self, caller: AgentState, outer: str, sub_agent: Agent) -> dict[str, JSON]:
-        asked = _asked(sub_agent)
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        asked = self.asked(outer)
         return {
             interrupt.id: interrupt.response
             for interrupt in caller.interrupt_state.interrupts
@@ -147,7 +127,7 @@ class NoNamespacingTool(RoutedSubAgentTool):
         )
 
 
-class ForwardToAllTool(RoutedSubAgentTool):
+class ForwardToAllTool(AnswersByLocalIdTool):
     """Names go up namespaced, but an answer comes down to every call holding its local id.
 
     Differs from the reference in ``responses``: the outer call of an answered interrupt (its
@@ -155,8 +135,8 @@ class ForwardToAllTool(RoutedSubAgentTool):
     questions.
     """
 
-    def responses(self, caller: AgentState, outer: str, sub_agent: Agent) -> dict[str, JSON]:
-        asked = _asked(sub_agent)
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        asked = self.asked(outer)
         forwarded: dict[str, JSON] = {}
         for interrupt in caller.interrupt_state.interrupts:
             if interrupt.response is None:
@@ -170,7 +150,7 @@ class ForwardToAllTool(RoutedSubAgentTool):
         return forwarded
 
 
-class NoOwnershipCheckTool(RoutedSubAgentTool):
+class NoOwnershipCheckTool(SubAgentTool):
     """A call resumes whenever the sub-agent's own state is parked.
 
     Differs from the reference in ``owns``: whether the parent holds an interrupt under this
@@ -182,7 +162,7 @@ class NoOwnershipCheckTool(RoutedSubAgentTool):
         return _holds_parked_turn(self, caller, outer)
 
 
-class ResumeByResponsesTool(RoutedSubAgentTool):
+class ResumeByResponsesTool(SubAgentTool):
     """Whether a call resumes is decided by the answers routed to it.
 
     Differs from the reference in ``owns``: a call resumes only when it has answers, so an
@@ -191,7 +171,7 @@ class ResumeByResponsesTool(RoutedSubAgentTool):
     """
 
     def owns(self, caller: AgentState, outer: str) -> bool:
-        return bool(routing.responses_for_call(caller.interrupt_state.interrupts, outer))
+        return bool(self.responses(caller, outer))
 
 
 # --- where the parked turn comes from ---------------------------------------------------------

@@ -15,13 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import tinyagents
-from fakes.corruption import CorruptionNotApplicable
 from fakes.model import Answer, ProviderError, ScriptedModel, ScriptError, strip_marker
 from fakes.protected import ProtectedAction
 from fakes.stores import FileStore
+from harness.targets.adapter import (
+    NOT_REBUILT,
+    NoContinuations,
+    RecordedSession,
+    shown_to_the_human,
+)
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
 from harness.targets.fake_model import conversation_of
-from harness.targets.recorded import NOT_REBUILT, RecordedSession, shown_to_the_human
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios.model import Scenario
 from tinyagents.framework import Agent, Message, Model, Result, TinyError, Tool, agent_tool
@@ -45,16 +49,6 @@ class TinyAgentsTarget:
 
     def start(self, scenario: Scenario, workdir: Path) -> TinyAgentsSession:
         return TinyAgentsSession(scenario, workdir)
-
-
-class NoContinuations:
-    """Where continuations sit in the stored state: this target claims no ``corruption``."""
-
-    def locate(self, document: Any) -> list[tuple[Any, ...]]:
-        return []
-
-    def damage(self, corruption: str, entry: Any) -> Any:
-        raise CorruptionNotApplicable(corruption)
 
 
 class TinyAgentsSession(RecordedSession):

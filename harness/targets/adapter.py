@@ -1,19 +1,24 @@
-"""What every session driven with the fakes records in its work directory.
+"""What every adapter needs, whatever its framework (docs/adapters.md starts a new one here).
 
-The ledger, the model-request journal and the public events are append-only files, so they
+``RecordedSession`` is what every session driven with the fakes records in its work directory:
+the ledger, the model-request journal and the public events are append-only files, so they
 outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
-behind a ``CorruptingStore`` that knows the target's continuation format.
+behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
+interrupts as the root shows them to the human, an SDK's logs, a restart's rebuild
+(``RebuildingSession``) with what a failed one leaves, an SDK's own files as a store and crash
+points on its writes, and what events and stored sizes are recorded as.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from fakes.corruption import ContinuationFormat
+from fakes.corruption import ContinuationFormat, CorruptionNotApplicable
 from fakes.crash import CrashPlan
 from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
@@ -86,6 +91,69 @@ class RecordedSession:
         return self.public_events.records()
 
 
+class RebuildingSession(RecordedSession):
+    """A recorded session whose agent tree is one object, ``root``, built (``_build``) from the
+    work directory: a restart drops it and builds it again.  A rebuild that fails leaves no root
+    (its steps answer ``NOT_REBUILT``) until a restart succeeds."""
+
+    root: Any
+
+    def _build(self) -> Any:
+        raise NotImplementedError
+
+    def restart(self) -> str | None:
+        try:
+            self.root = self._build()
+        except Exception as failure:
+            self.root = None  # nothing survives a failed rebuild
+            return f"{type(failure).__name__}: {failure}"
+        return None
+
+
+class DirectoryStore:
+    """A directory the SDK writes its own files in (its sessions), seen as a store keyed by
+    relative path, so the stored data can sit behind a ``CorruptingStore``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def get(self, key: str) -> bytes | None:
+        path = self.root / key
+        return path.read_bytes() if path.is_file() else None
+
+    def put(self, key: str, value: bytes) -> None:
+        (self.root / key).write_bytes(value)
+
+    def delete(self, key: str) -> None:
+        (self.root / key).unlink(missing_ok=True)
+
+    def keys(self) -> list[str]:
+        if not self.root.exists():
+            return []
+        return sorted(
+            str(path.relative_to(self.root)) for path in self.root.rglob("*") if path.is_file()
+        )
+
+
+def writing_through(cls: type, writes: Sequence[str], before_write: Callable[[], None]) -> type:
+    """A subclass of the SDK's ``cls`` whose public write methods (``writes``) first pass
+    ``before_write`` (a crash point, such as ``RecordedSession._reached("persist")``); nothing
+    else changes."""
+
+    def passing(name: str) -> Callable[..., Any]:
+        inherited = getattr(cls, name)
+
+        def write(self: Any, *args: Any, **kwargs: Any) -> Any:
+            before_write()
+            return inherited(self, *args, **kwargs)
+
+        return write
+
+    return type(
+        cls.__name__, (cls,), {name: passing(name) for name in writes if hasattr(cls, name)}
+    )
+
+
 class AnInterrupt(Protocol):
     """The fields an SDK's interrupt object shows (the reference's and Strands' both do)."""
 
@@ -134,3 +202,26 @@ class ErrorLog(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.messages.append(record.getMessage())
+
+
+class NoContinuations:
+    """The continuation format of a target that locates no stored continuation (and so claims
+    no ``corruption``)."""
+
+    def locate(self, document: Any) -> list[tuple[Any, ...]]:
+        del document
+        return []
+
+    def damage(self, corruption: str, entry: Any) -> Any:
+        del entry
+        raise CorruptionNotApplicable(f"{corruption}: this target locates no stored continuation")
+
+
+def opaque(value: Any) -> str:
+    """What a recorded event shows of a value JSON cannot hold (``json.dumps(default=...)``)."""
+    return f"<{type(value).__name__}>"
+
+
+def canonical_json(value: Any) -> bytes:
+    """``value``'s canonical compact JSON: what a stored turn's size is measured in."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
