@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from scenarios.corruptions import CORRUPTION_CAPABILITY
 from scenarios.model import Agent, Corrupt, Repair, Restart, Scenario
 
 # What a scenario may need; each target says which it can express.  Each meaning completes "the
@@ -123,7 +124,7 @@ class TargetInfo:
     def expressible(self) -> frozenset[str]:
         """Its capabilities, and ``corruption:<kind>`` for each damage it can take: what the
         generators may draw for it (``scenarios.strategies.Capabilities``)."""
-        return self.capabilities | {f"corruption:{kind}" for kind in self.corruptions}
+        return self.capabilities | {f"{CORRUPTION_CAPABILITY}{kind}" for kind in self.corruptions}
 
     @property
     def findings_name(self) -> str:
@@ -181,5 +182,5 @@ def missing_capabilities(info: TargetInfo, scenario: Scenario) -> list[str]:
     missing = sorted(requirements(scenario) - info.capabilities)
     for step in scenario.steps:
         if isinstance(step, Corrupt) and step.corrupt not in info.corruptions:
-            missing.append(f"corruption:{step.corrupt}")
+            missing.append(f"{CORRUPTION_CAPABILITY}{step.corrupt}")
     return missing

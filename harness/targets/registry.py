@@ -22,6 +22,7 @@ from importlib.util import find_spec
 from typing import Final
 
 from harness.targets.base import CAPABILITIES, Target
+from scenarios.corruptions import CORRUPTION_CAPABILITY
 
 ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.targets"
 
@@ -108,7 +109,7 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
     from scenarios.model import CORRUPTIONS
 
     def damages(kinds: frozenset[str]) -> frozenset[str]:
-        return frozenset(f"corruption:{kind}" for kind in kinds)
+        return frozenset(f"{CORRUPTION_CAPABILITY}{kind}" for kind in kinds)
 
     with_stored_turns = strands.TARGET_CAPABILITIES | damages(frozenset(CORRUPTIONS))
     return {
