@@ -22,7 +22,8 @@ from harness.checkers import check
 from harness.findings import findings_path, load_findings
 from harness.history import History
 from harness.runner import run_scenario
-from harness.targets.langgraph import CHECKPOINTS, LangGraphTarget, StopAfterFailure, sdk_version
+from harness.targets.langgraph import CHECKPOINTS, LangGraphTarget, sdk_version
+from harness.targets.langgraph_graphs import StopAfterFailure
 from harness.targets.langgraph_model import conversation_of, model_class
 from harness.targets.registry import available
 from scenarios.loading import load_scenario, parse_scenario, regression_files

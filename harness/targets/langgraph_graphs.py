@@ -1,0 +1,292 @@
+"""The graphs of the LangGraph target (``harness.targets.langgraph``, whose docstring says what
+LangGraph does and why the adapter does what it does): the two shapes of agent, ``tools`` (the
+prebuilt ReAct agent, a sub-agent is a tool) and ``subgraph-node`` (a hand-built ``StateGraph``,
+a sub-agent is a node), the tools and nodes inside them, and the guard every task body of ours
+wears so that a failed task stops its step.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from functools import cache, wraps
+from typing import Any, Final
+
+from fakes.model import strip_marker
+from fakes.protected import Ledger, ProtectedAction
+from scenarios import model as scenario_model
+
+INPUT_FIELD: Final = "input"  # a sub-agent tool's (or node's) prompt argument
+
+
+# -- a failed task stops its step ---------------------------------------------------------------
+
+Guard = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+class StopAfterFailure:
+    """Once a task of a step has failed, no task of ours starts in that step.
+
+    When a task of a super-step fails, LangGraph cancels the tasks its pool has not started
+    (``_panic_or_proceed``), but the pool's one worker is free as soon as the failed task's
+    future is settled and may already have taken the next one, which then runs to its end: its
+    side effects, its checkpoint writes, and a stream chunk yielded or not by when it was queued.
+    Which of the two happens is thread scheduling, so the same scenario recorded different
+    histories under load.  Every task body of the tree is ours (a tool, a sub-agent's node, the
+    approval interceptor), so each is ``guard``-ed: a body that fails with an error (not an
+    interrupt, not an invalid resume value, which LangGraph raises only after its siblings ran)
+    marks the step failed, and a body that starts after that does nothing and ends as an empty
+    ``GraphInterrupt``, which LangGraph neither saves nor streams nor raises in place of the
+    failure.  That is LangGraph's cancellation, taken every time: the outcome a task the pool
+    had not started yet gets, never a schedule LangGraph could not produce."""
+
+    def __init__(self) -> None:
+        self.failed = False
+
+    def guard(self, body: Callable[..., Any]) -> Callable[..., Any]:
+        from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
+
+        @wraps(body)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            if self.failed:
+                raise GraphInterrupt(())
+            try:
+                return body(*args, **kwargs)
+            except GraphBubbleUp:
+                raise
+            except Exception as failure:
+                if not is_invalid_resume(failure):
+                    self.failed = True
+                raise
+
+        return guarded
+
+
+# -- graph shapes ----------------------------------------------------------------------------
+
+
+def sub_checkpointer(spec: scenario_model.Agent) -> Any:
+    """How a sub-agent's graph keeps its state, by what the scenario asks of it."""
+    if not spec.preserve_context:
+        return None  # inherits the root's saver, scoped to one call
+    if spec.session_store:
+        return True  # the root's saver, kept across calls
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    return InMemorySaver()  # kept across calls, in memory only
+
+
+def prebuilt_tool_node(
+    tools: Sequence[Any],
+    *,
+    hooked: Sequence[scenario_model.Action],
+    ask: Callable[[Any], Any],
+    guard: Guard,
+) -> Any:
+    """The prebuilt ``ToolNode``; with hooked actions, an interceptor asks (``ask``: LangGraph's
+    ``interrupt``) before they run."""
+    from langgraph.prebuilt import ToolNode
+
+    if not hooked:
+        return ToolNode(tools)
+    return ToolNode(tools, wrap_tool_call=guard(_approval_hook(hooked, ask)))
+
+
+def action_tool(
+    action: scenario_model.Action,
+    path: str,
+    *,
+    ledger: Ledger,
+    interrupt: Callable[[Any], Any],
+    guard: Guard,
+) -> Any:
+    """The tool of a protected action: it asks (``interrupt``: LangGraph's) before it runs, or,
+    with ``hook: true``, runs once the ``ToolNode``'s interceptor has asked."""
+    from langchain_core.tools import StructuredTool
+
+    protected = ProtectedAction(action.label, action.questions)
+
+    if action.hook:
+
+        def run_approved(tool_call_id: str) -> str:
+            return protected.run(ledger, agent=path, tool_use_id=tool_call_id)
+
+        handler = run_approved
+    else:
+
+        def run(tool_call_id: str) -> str:
+            def ask(name: str, why: Any) -> Any:
+                del name  # LangGraph's interrupt has no name; the reason carries the number
+                return interrupt(why)
+
+            return protected.perform(ask, ledger, agent=path, tool_use_id=tool_call_id)
+
+        handler = run
+    return StructuredTool.from_function(
+        guard(handler),
+        name=action.tool,
+        description=f"Protected action {action.label}: runs only with a human's approval.",
+        args_schema=action_arguments(),
+    )
+
+
+def _approval_hook(
+    actions: Sequence[scenario_model.Action], interrupt: Callable[[Any], Any]
+) -> Callable[[Any, Any], Any]:
+    """A ``ToolNode`` interceptor that asks before a hooked action's tool runs."""
+    from langchain_core.messages import ToolMessage
+
+    by_tool = {action.tool: action for action in actions}
+
+    def ask_first(request: Any, execute: Callable[[Any], Any]) -> Any:
+        call = request.tool_call
+        action = by_tool.get(call["name"])
+        if action is not None:
+            protected = ProtectedAction(action.label, action.questions)
+            if not protected.approved(lambda name, why: interrupt(why)):
+                return ToolMessage(
+                    content=protected.refusal, tool_call_id=call["id"], name=call["name"]
+                )
+        return execute(request)
+
+    return ask_first
+
+
+def _sub_agent_result(output: Any) -> str:
+    messages = output.get("messages", []) if isinstance(output, dict) else []
+    return strip_marker(str(messages[-1].content)) if messages else ""
+
+
+def react_agent(
+    name: str,
+    model: Any,
+    actions: Sequence[Any],
+    tool_node: Callable[[Sequence[Any]], Any],
+    sub_graphs: dict[str, Any],
+    checkpointer: Any,
+    guard: Guard,
+) -> Any:
+    from langgraph.prebuilt import create_react_agent
+
+    tools = [*actions, *(_sub_agent_tool(sub, graph, guard) for sub, graph in sub_graphs.items())]
+    with warnings.catch_warnings():
+        # deprecated in favour of langchain.agents.create_agent (another package), not removed
+        warnings.simplefilter("ignore")
+        return create_react_agent(model, tool_node(tools), checkpointer=checkpointer, name=name)
+
+
+def _sub_agent_tool(name: str, graph: Any, guard: Guard) -> Any:
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import StructuredTool
+
+    def call_sub_agent(input: str) -> str:
+        return _sub_agent_result(graph.invoke({"messages": [HumanMessage(input)]}))
+
+    return StructuredTool.from_function(
+        guard(call_sub_agent),
+        name=name,
+        description=f"Ask the sub-agent {name} to do its part.",
+        args_schema=_sub_agent_arguments(),
+    )
+
+
+# A tool's argument schema is a pydantic model, and LangChain would build one for every tool of
+# every graph, at every build: most of a scenario's time.  Every protected action takes the same
+# arguments, and so does every sub-agent tool, so each model is built once per process.  It is a
+# type with no state in it: a restart still builds every graph, model and tool again.
+
+
+@cache
+def action_arguments() -> Any:
+    from typing import Annotated
+
+    from langchain_core.tools import InjectedToolCallId
+    from pydantic import BaseModel
+
+    class ProtectedActionArguments(BaseModel):
+        tool_call_id: Annotated[str, InjectedToolCallId]
+
+    return ProtectedActionArguments
+
+
+@cache
+def _sub_agent_arguments() -> Any:
+    from pydantic import BaseModel
+
+    class SubAgentArguments(BaseModel):
+        input: str  # INPUT_FIELD
+
+    assert list(SubAgentArguments.model_fields) == [INPUT_FIELD]
+    return SubAgentArguments
+
+
+def node_agent(
+    name: str,
+    model: Any,
+    actions: Sequence[Any],
+    tool_node: Callable[[Sequence[Any]], Any],
+    sub_graphs: dict[str, Any],
+    checkpointer: Any,
+    guard: Guard,
+) -> Any:
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.types import Send
+
+    schemas = [*actions, *(_sub_agent_schema(sub) for sub in sub_graphs)]
+    bound = model.bind_tools(schemas)
+
+    def call_model(state: dict[str, Any]) -> dict[str, Any]:
+        return {"messages": [bound.invoke(state["messages"])]}
+
+    def route(state: dict[str, Any]) -> Any:
+        last = state["messages"][-1]
+        if not isinstance(last, AIMessage) or not last.tool_calls:
+            return END
+        return [
+            Send(_sub_node(call["name"]) if call["name"] in sub_graphs else "tools", [call])
+            for call in last.tool_calls
+        ]
+
+    def runs(sub: str, graph: Any) -> Callable[[Any], dict[str, Any]]:
+        def run_sub_agent(calls: Any) -> dict[str, Any]:
+            [call] = calls
+            prompt = HumanMessage(str(call["args"].get(INPUT_FIELD, "")))
+            result = _sub_agent_result(graph.invoke({"messages": [prompt]}))
+            return {"messages": [ToolMessage(content=result, tool_call_id=call["id"], name=sub)]}
+
+        return run_sub_agent
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_edge(START, "model")
+    if actions:
+        builder.add_node("tools", tool_node(actions))
+        builder.add_edge("tools", "model")
+    for sub, graph in sub_graphs.items():
+        builder.add_node(_sub_node(sub), guard(runs(sub, graph)))
+        builder.add_edge(_sub_node(sub), "model")
+    targets = ["tools"] if actions else []
+    builder.add_conditional_edges(
+        "model", route, [*targets, *(_sub_node(sub) for sub in sub_graphs), END]
+    )
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+def _sub_node(sub: str) -> str:
+    return f"agent-{sub}"
+
+
+def _sub_agent_schema(name: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": f"Ask the sub-agent {name} to do its part.",
+            "parameters": {
+                "type": "object",
+                "properties": {INPUT_FIELD: {"type": "string"}},
+                "required": [INPUT_FIELD],
+            },
+        },
+    }
