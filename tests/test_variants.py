@@ -24,14 +24,9 @@ from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import Target
 from harness.targets.reference import ReferenceTarget
-from harness.targets.variants import (
-    KNOWN_BAD,
-    VARIANTS,
-    AnswersByLocalIdTool,
-    RestoreHookTool,
-    Variant,
-    VariantTarget,
-)
+from harness.targets.variants import KNOWN_BAD, VARIANTS, Variant, VariantTarget
+from harness.targets.variants_continuation import RestoreHookTool
+from harness.targets.variants_routing import AnswersByLocalIdTool
 from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario, regression_files
 from scenarios.model import Scenario
 

@@ -1,0 +1,131 @@
+"""Known-bad variants (``harness.targets.variants`` registers them) whose bug is in routing:
+whether a call owns a parked turn, which answers it is given, under which ids its interrupts go
+up.  Each overrides the reference's seams on ``SubAgentTool`` (``owns``, ``responses``) or what
+goes up (``_outcome``), never a copy of the ``prepare`` and ``run`` that call them.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+from harness.reference.agent import Agent, AgentResult, Completed, Interrupted, ToolOutcome
+from harness.reference.agent_as_tool import SubAgentTool
+from harness.reference.naming import NotANestedId, split_root_visible_id
+from harness.reference.state import JSON, AgentState
+from harness.targets.variants_continuation import stored_turns
+
+
+def _holds_parked_turn(tool: SubAgentTool, caller: AgentState, outer: str) -> bool:
+    """Whether the sub-agent's own state is parked for this call, whoever the parent says owns it:
+    the live sub-agent is parked, or an ephemeral turn is stored under this call's key."""
+    if tool.live is not None:
+        return tool.live.state.interrupt_state.activated
+    return outer in stored_turns(caller)
+
+
+# --- routing: the reference's two decisions, ``owns`` and ``responses`` ------------------------
+
+
+class AnswersByLocalIdTool(SubAgentTool):
+    """The reference agent-as-tool, remembering the sub-agent each call last found, so that
+    ``responses`` can match answers against that sub-agent's own questions.
+
+    The reference finds a call's sub-agent (``_sub_agent_for``) just before it asks for the call's
+    answers, in ``prepare`` and in ``run``, so the one remembered is the one that resumes.
+    """
+
+    @functools.cached_property
+    def found(self) -> dict[str, Agent]:
+        """The sub-agent each call last found, by outer call key."""
+        return {}
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        self.found[outer] = sub_agent
+        return sub_agent
+
+    def asked(self, outer: str) -> set[str]:
+        """The local ids of the questions parked in the call's sub-agent."""
+        return {interrupt.id for interrupt in self.found[outer].state.interrupt_state.interrupts}
+
+
+class NoNamespacingTool(AnswersByLocalIdTool):
+    """Interrupts travel up under their local id, and answers come down by local id to every call.
+
+    Differs from the reference in three places: ``_outcome`` hands the parent the local ids (the
+    reference's ``root_visible_id`` undone); a call resumes when its sub-agent holds a parked turn
+    (un-renamed ids name no call); and it is given every answered parent interrupt whose id is one
+    of its sub-agent's local ids, whoever raised it.
+    """
+
+    def owns(self, caller: AgentState, outer: str) -> bool:
+        return _holds_parked_turn(self, caller, outer)
+
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        asked = self.asked(outer)
+        return {
+            interrupt.id: interrupt.response
+            for interrupt in caller.interrupt_state.interrupts
+            if interrupt.response is not None and interrupt.id in asked
+        }
+
+    def _outcome(
+        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
+    ) -> ToolOutcome:
+        outcome = super()._outcome(caller, outer, sub_agent, result)
+        if isinstance(outcome, Completed):
+            return outcome
+        return Interrupted(
+            tuple(
+                replace(interrupt, id=split_root_visible_id(interrupt.id)[1])
+                for interrupt in outcome.interrupts
+            )
+        )
+
+
+class ForwardToAllTool(AnswersByLocalIdTool):
+    """Names go up namespaced, but an answer comes down to every call holding its local id.
+
+    Differs from the reference in ``responses``: the outer call of an answered interrupt (its
+    root-visible prefix) is not compared with this call's, only its local id with the sub-agent's
+    questions.
+    """
+
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        asked = self.asked(outer)
+        forwarded: dict[str, JSON] = {}
+        for interrupt in caller.interrupt_state.interrupts:
+            if interrupt.response is None:
+                continue
+            try:
+                _, local_id = split_root_visible_id(interrupt.id)
+            except NotANestedId:
+                continue
+            if local_id in asked:
+                forwarded[local_id] = interrupt.response
+        return forwarded
+
+
+class NoOwnershipCheckTool(SubAgentTool):
+    """A call resumes whenever the sub-agent's own state is parked.
+
+    Differs from the reference in ``owns``: whether the parent holds an interrupt under this
+    call's prefix is not asked, so a second call of a parked preserve_context sub-agent takes the
+    first call's turn.
+    """
+
+    def owns(self, caller: AgentState, outer: str) -> bool:
+        return _holds_parked_turn(self, caller, outer)
+
+
+class ResumeByResponsesTool(SubAgentTool):
+    """Whether a call resumes is decided by the answers routed to it.
+
+    Differs from the reference in ``owns``: a call resumes only when it has answers, so an
+    unanswered call starts over (an ephemeral sub-agent asks again from scratch; a parked
+    preserve_context sub-agent is treated as a new call and its question is dropped).
+    """
+
+    def owns(self, caller: AgentState, outer: str) -> bool:
+        return bool(self.responses(caller, outer))
