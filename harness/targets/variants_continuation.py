@@ -7,7 +7,7 @@ parks).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import functools
 
 from harness.reference.agent import (
     PENDING_TOOL_CALL,
@@ -141,16 +141,10 @@ class HistoryAccumulationTool(SubAgentTool):
     lasts as long as the tree (a restart starts it empty again).
     """
 
-    def __init__(
-        self,
-        name: str,
-        build: Callable[[], Agent],
-        *,
-        preserve_context: bool,
-        live: Agent | None = None,
-    ) -> None:
-        super().__init__(name, build, preserve_context=preserve_context, live=live)
-        self.baseline: list[Message] = []
+    @functools.cached_property
+    def baseline(self) -> list[Message]:
+        """The messages the last completed call left: where the next call starts."""
+        return []
 
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
         sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
