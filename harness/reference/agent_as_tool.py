@@ -21,7 +21,7 @@ Where the parked sub-agent turn lives between the question and the answer:
 A call resumes only when the parent owns an interrupt under its prefix and the sub-agent's own
 interrupt state is parked; a call that does not own a parked sub-agent's turn never takes it.
 The two routing decisions are methods, ``owns`` and ``responses``, so a known-bad variant
-(``harness.targets.variants``) replaces one of them and nothing else.
+(``harness.targets.variants_routing``) replaces one of them and nothing else.
 """
 
 from __future__ import annotations
