@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -327,6 +328,26 @@ def test_the_scratch_trees_copy_the_package_and_never_touch_the_original(tmp_pat
     assert (tmp_path / "sdk" / "tests" / "test_it.py").exists()
     assert (tmp_path / "harness" / "tests" / "test_strands_target.py").exists()
     assert (tmp_path / "harness" / "harness" / "mutation" / "sdk.py").exists()
+
+
+def test_the_harness_tree_collects_the_harness_tests_as_the_checkout_does(tmp_path: Path) -> None:
+    """The harness's tests mark modules ``slow`` under ``--strict-markers``: a scratch tree
+    without the checkout's markers failed at collection, after the SDK's 45-minute tree."""
+    import strands
+
+    sdk = SDKS["strands"]
+    tree = tmp_path / "harness"
+    prepare_tree(tree, "harness", sdk, Path(strands.__file__).parent, None)
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"]
+    collected = subprocess.run(
+        [*command, *sdk.harness_tests],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert collected.returncode == 0, collected.stdout[-2000:] + collected.stderr[-2000:]
+    assert re.search(r"^\d+ tests collected", collected.stdout, re.MULTILINE)
 
 
 @pytest.mark.parametrize(

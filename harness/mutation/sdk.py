@@ -10,10 +10,12 @@ that SDK's target.  mutmut skips decorated functions; behaviour-neutral decorato
 from __future__ import annotations
 
 import ast
+import json
 import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -146,6 +148,15 @@ pytest_add_cli_args = {arguments}
 """
 
 
+def harness_pytest_options() -> str:
+    """The checkout's own pytest settings as a TOML table: its tests mark modules ``slow`` under
+    ``--strict-markers``, so in a scratch tree without the markers they would not collect."""
+    with (ROOT / "pyproject.toml").open("rb") as stream:
+        options = tomllib.load(stream)["tool"]["pytest"]["ini_options"]
+    lines = [f"{key} = {json.dumps(value)}" for key, value in options.items()]
+    return "\n".join(["[tool.pytest.ini_options]", *lines]) + "\n"
+
+
 def _toml_list(items: Iterable[str]) -> str:
     return "[" + ", ".join(f'"{item}"' for item in items) + "]"
 
@@ -180,7 +191,7 @@ def prepare_tree(
         tests = sdk.harness_tests
         also_copy = ["conftest.py", "scenarios/", "fakes/", "harness/", "tests/"]
         arguments += ["--snapshot-warn-unused"]
-        header = '[tool.pytest.ini_options]\naddopts = "-ra --strict-markers"\n'
+        header = harness_pytest_options()
     config = MUTMUT_SECTION.format(
         package=sdk.package,
         module=sdk.module_path,
