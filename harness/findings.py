@@ -20,7 +20,7 @@ The format::
         explanation: >              # why, for a person (a placeholder is refused)
           ...
         witnesses:
-          - invariant: I2           # the checker id: I1..I13, D, O
+          - invariant: I2           # the checker id: I1..I14, D, O
             step: answer            # the kind of the violation's step: run, answer, restart,
                                     # corrupt, repair, resend, or none (a run-wide violation)
             seen: '^send-mail ran 0 times: approval not delivered$'
@@ -94,7 +94,7 @@ GENERATED = "generated-"  # the names of generated scenarios, the only ones a cl
 DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
 
 
-InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-3])|D|O)$")]
+InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-4])|D|O)$")]
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
 Digest = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 

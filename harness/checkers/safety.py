@@ -34,7 +34,8 @@ def at_most_once(history: History) -> list[Violation]:
     Nothing runs during a restart, a corruption or a repair; an action never approved anywhere
     in the scenario never runs; and up to every step, each action has run at most as often as
     the approvals so far allow (re-sending an answer does not run it again).  An approved action
-    run by an answer that had to be refused (a corrupted store) is I9's finding, not this one's;
+    run by an answer that had to be refused (a corrupted store, or an answer naming no pending
+    question) is I9's or I14's finding, not this one's;
     it counts here all the same, so running it again later is caught as running twice.
     """
     approved = Counter(label for step in history.steps for label in expected_executed(step))
@@ -67,12 +68,14 @@ def loud_safe_failure(history: History) -> list[Violation]:
     In every step that must fail: an error is raised or logged, nothing runs, and the pending
     interrupts are exactly those shown by the last step that succeeded (same questions, same
     ids).  That none of them carries a stale response is checked once, by I12, at every step
-    (``naming.fresh_questions``): here it would report the same defect a second time.
+    (``naming.fresh_questions``): here it would report the same defect a second time.  A step
+    that must fail because its answer names no pending question is I14's alone
+    (``refusals.unknown_answers_refused``), whatever the store holds.
     """
     found: list[Violation] = []
     last_shown: list[tuple[str, int, str]] = []
     for step in history.steps:
-        if step.expected["error"] == "required":
+        if step.expected["error"] == "required" and not step.expected.get("unknown_answer"):
             if error_of(step) is None:
                 found.append(
                     LOUD_SAFE_FAILURE.violation(
