@@ -325,6 +325,11 @@ class Expect(Strict):
         None, description="Labels of the actions still pending after the last step."
     )
     final_answer: str | None = Field(None, description="The root's last final answer.")
+    errors: tuple[Annotated[int, Field(ge=0)], ...] | None = Field(
+        None,
+        description="Steps (0-based indices) that must end in a loud error: raised, or logged "
+        "at ERROR level.",
+    )
 
 
 ScenarioClass = Literal[
@@ -383,7 +388,9 @@ class Scenario(Strict):
     - a repair has no corruption before it;
     - a resend names a step that is not an earlier answer;
     - a corruption's `which` asks for more stored continuations than the steps so far leave
-      (at least two for `foreign`).
+      (at least two for `foreign`);
+    - `expect.errors` names a step that does not exist, or one that must not fail (a run or an
+      answer that can go ahead, a restart).
     """
 
     model_config = ConfigDict(json_schema_extra=_bare_steps_in_schema)
@@ -436,6 +443,12 @@ class Scenario(Strict):
                 raise FieldError(
                     ("steps", index, "resend"), f"step {step.resend} is not an earlier answer"
                 )
+        for position, index in enumerate((self.expect and self.expect.errors) or ()):
+            if index >= len(self.steps):
+                raise FieldError(
+                    ("expect", "errors", position),
+                    f"no step {index}: the steps are numbered 0 to {len(self.steps) - 1}",
+                )
         return self
 
     @property
@@ -454,4 +467,8 @@ class Scenario(Strict):
                 continue
             renumber[index] = len(kept)
             kept.append(Resend(resend=renumber[step.resend]) if isinstance(step, Resend) else step)
-        return self.model_copy(update={"steps": tuple(kept)})
+        update: dict[str, Any] = {"steps": tuple(kept)}
+        if self.expect is not None and self.expect.errors is not None:
+            errors = tuple(renumber[index] for index in self.expect.errors if index in renumber)
+            update["expect"] = self.expect.model_copy(update={"errors": errors})
+        return self.model_copy(update=update)

@@ -313,7 +313,16 @@ def expectations(scenario: Scenario) -> list[Expected]:
     a question the human was shown (a run on no target, or on one whose ids the file does not
     spell): each such answer is refused."""
     oracle = Oracle(scenario)
-    return [oracle.step(index, step) for index, step in enumerate(scenario.steps)]
+    expected = [oracle.step(index, step) for index, step in enumerate(scenario.steps)]
+    for position, index in enumerate((scenario.expect and scenario.expect.errors) or ()):
+        if expected[index].error == "forbidden":
+            where = field_path(("expect", "errors", position))
+            kind = type(scenario.steps[index]).__name__.lower()
+            raise ScenarioError(
+                f"{where}: step {index} ({kind}) must not fail: nothing in the scenario makes "
+                "it refused"
+            )
+    return expected
 
 
 def approvals(expected: list[Expected]) -> Counter[str]:

@@ -207,10 +207,12 @@ def history(
     tree: dict[str, Any] = TWO_WORKERS,
     control: History | None = None,
     capabilities: frozenset[str] = frozenset(CAPABILITIES),
+    expect: dict[str, Any] | None = None,
 ) -> History:
+    scenario = {"description": "hand-made", "source": "tests", "tree": tree, "steps": []}
     return History(
         scenario_name="hand-made",
-        scenario={"description": "hand-made", "source": "tests", "tree": tree, "steps": []},
+        scenario=scenario if expect is None else {**scenario, "expect": expect},
         target={"name": "hand-made", "version": "0", "capabilities": sorted(capabilities)},
         steps=tuple(StepRecord(index=index, **step) for index, step in enumerate(steps)),
         control=control,
@@ -1055,6 +1057,24 @@ def test_o_a_sub_agent_told_something_its_caller_did_not_ask() -> None:
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
         (0, "orchestrator/worker_a asked 'ship it'", "orchestrator/worker_a asked 'None'")
+    ]
+
+
+def test_o_a_step_the_file_expects_to_fail_ends_without_an_error() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        unknown_answer(stop="interrupt", error=None),
+        unknown_answer(),
+        unknown_answer(error=" "),
+        tree=ONE_WORKER,
+        expect={"errors": [1, 2, 3]},
+    )
+
+    found = violations("O", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (1, "an error (expect)", "no error (stop reason interrupt)"),
+        (3, "an error (expect)", "no error"),
     ]
 
 

@@ -257,3 +257,23 @@ def test_a_second_prompt_while_a_turn_is_parked_may_fail_and_changes_nothing() -
     run, again = expectations(scenario(two_workers(), [{"run": "go"}, {"run": "again"}]))
     assert again.error == "allowed"
     assert again.pending == run.pending
+
+
+def test_a_file_may_require_an_error_where_the_oracle_requires_or_allows_one() -> None:
+    steps = [{"run": "go"}, "restart", {"answer_ids": {"x": "approve"}}, {"run": "again"}]
+    case = Scenario.model_validate(
+        {**scenario(two_workers(), steps).model_dump(), "expect": {"errors": [2, 3]}}
+    )
+    _, _, unknown, again = expectations(case)
+    assert (unknown.error, again.error) == ("required", "allowed")
+
+
+def test_the_restart_free_control_keeps_the_steps_a_file_expects_to_fail() -> None:
+    steps = [{"run": "go"}, "restart", {"answer_ids": {"x": "approve"}}, "restart", {"resend": 2}]
+    case = Scenario.model_validate(
+        {**scenario(two_workers(), steps).model_dump(), "expect": {"errors": [2, 4]}}
+    )
+    control = case.without_restarts()
+    assert control.expect is not None
+    assert control.expect.errors == (1, 2)
+    assert [type(step).__name__ for step in control.steps] == ["Run", "Answer", "Resend"]
