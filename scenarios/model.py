@@ -346,6 +346,7 @@ ScenarioClass = Literal[
     "preserve-context-no-store",
     "event-payload",
     "twin-calls",
+    "unknown-answers",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -368,6 +369,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "restart",
     "event-payload": "nested questions whose stored turn must not show in public events",
     "twin-calls": "one sub-agent called twice in one orchestrator turn",
+    "unknown-answers": "an answer names no pending question: an id nothing shows, or one "
+    "answered already",
 }
 
 
