@@ -982,6 +982,26 @@ def test_i14_a_question_renamed_by_a_refusal() -> None:
     assert [(v.step, v.seen) for v in found] == [(1, "pending deploy-a#1 as 'renamed'")]
 
 
+def test_i14_compares_with_what_the_step_before_left_pending_even_a_failed_one() -> None:
+    """A question an earlier failure lost (the adapter read the framework's state after it) is
+    that step's doing, not the refusal's."""
+    lost = run(
+        stop=None,
+        error="ValueError: Found AIMessages with tool_calls that do not have a ToolMessage",
+        expect_error="allowed",
+        expect_stop=None,
+        expect_pending=[("deploy-a", 1)],
+    )
+    quiet = history(
+        run(shows=[ask("deploy-a")]),
+        lost,
+        unknown_answer(shows=[], error=lost["observed"]["error"]),
+        tree=ONE_WORKER,
+    )
+
+    assert violations("I14", quiet) == []
+
+
 def test_i14_a_loud_refusal_that_changes_nothing_passes_every_checker() -> None:
     good = history(
         run(shows=[ask("deploy-a"), ask("deploy-b")]),

@@ -13,10 +13,10 @@ from __future__ import annotations
 from harness.checkers.records import (
     error_of,
     executed,
+    is_conversation,
     listing,
     shown,
     shown_text,
-    succeeded,
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History, StepRecord
@@ -28,15 +28,17 @@ REFUSED = "the answer is refused loudly (it names no pending question)"
 
 def unknown_answers_refused(history: History) -> list[Violation]:
     """I14: in every step whose answer names no pending question, an error is raised or logged,
-    nothing runs, and the pending questions are exactly those, with the same ids, shown by the
-    last step that succeeded."""
+    nothing runs, and the pending questions are exactly those, with the same ids, that the run,
+    answer or resend before it left pending (a failed one included: adapters read what a failed
+    step leaves pending from the framework, so a question an earlier failure lost is not this
+    step's doing)."""
     found: list[Violation] = []
-    last_shown: list[tuple[str, int, str]] = []
+    before: list[tuple[str, int, str]] = []
     for step in history.steps:
         if step.expected.get("unknown_answer"):
-            found.extend(_judged(step, last_shown))
-        if succeeded(step):
-            last_shown = shown(step)
+            found.extend(_judged(step, before))
+        if is_conversation(step):
+            before = shown(step)
     return found
 
 
