@@ -910,7 +910,7 @@ def unknown_answer(**fields: Any) -> Step:
     refused loudly, with the question asked before still pending and nothing run."""
     fields.setdefault("shows", [ask("deploy-a")])
     fields.setdefault("stop", None)
-    fields.setdefault("error", "AgentError: agent 'orchestrator' has no interrupt ['nothing']")
+    fields.setdefault("error", "AgentError: agent 'orchestrator' has no pending interrupt ['x']")
     fields.setdefault("expect_pending", [("deploy-a", 1)])
     return conversation(
         "answer",
