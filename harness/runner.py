@@ -274,12 +274,9 @@ class Recorder:
             observed = self._observe(self.session.run(step.run), "run()")
         elif isinstance(step, Answer):
             answered = self._responses(step)
-            by_id_labels = {
-                pending.label: response
-                for pending, response in answered
-                if pending.id in step.answer_ids and pending.label is not None
-            }
-            expected = self.oracle.step(index, step, by_id_labels)
+            labels = {pending.id: pending.label for pending in self.shown}
+            shown = {interrupt_id: labels.get(interrupt_id) for interrupt_id in step.answer_ids}
+            expected = self.oracle.step(index, step, shown)
             self.sent[index] = answered
             observed = self._observe(self.session.answer(answered), "answer()")
         elif isinstance(step, Resend):

@@ -8,7 +8,7 @@ types and impossible trees are refused with the path of the offending field.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
@@ -79,6 +79,11 @@ class Expect(Strict):
         None, description="Labels of the actions still pending after the last step."
     )
     final_answer: str | None = Field(None, description="The root's last final answer.")
+    errors: tuple[Annotated[int, Field(ge=0)], ...] | None = Field(
+        None,
+        description="Steps (0-based indices) that must end in a loud error: raised, or logged "
+        "at ERROR level.",
+    )
 
 
 ScenarioClass = Literal[
@@ -95,6 +100,7 @@ ScenarioClass = Literal[
     "preserve-context-no-store",
     "event-payload",
     "twin-calls",
+    "unknown-answers",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -117,6 +123,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "restart",
     "event-payload": "nested questions whose stored turn must not show in public events",
     "twin-calls": "one sub-agent called twice in one orchestrator turn",
+    "unknown-answers": "an answer names no pending question: an id nothing shows, or one "
+    "answered already",
 }
 
 
@@ -137,7 +145,9 @@ class Scenario(Strict):
     - a repair has no corruption before it;
     - a resend names a step that is not an earlier answer;
     - a corruption's `which` asks for more stored continuations than the steps so far leave
-      (at least two for `foreign`).
+      (at least two for `foreign`);
+    - `expect.errors` names a step that does not exist, or one that must not fail (a run or an
+      answer that can go ahead, a restart).
     """
 
     model_config = ConfigDict(json_schema_extra=_bare_steps_in_schema)
@@ -190,6 +200,12 @@ class Scenario(Strict):
                 raise FieldError(
                     ("steps", index, "resend"), f"step {step.resend} is not an earlier answer"
                 )
+        for position, index in enumerate((self.expect and self.expect.errors) or ()):
+            if index >= len(self.steps):
+                raise FieldError(
+                    ("expect", "errors", position),
+                    f"no step {index}: the steps are numbered 0 to {len(self.steps) - 1}",
+                )
         return self
 
     @property
@@ -208,4 +224,8 @@ class Scenario(Strict):
                 continue
             renumber[index] = len(kept)
             kept.append(Resend(resend=renumber[step.resend]) if isinstance(step, Resend) else step)
-        return self.model_copy(update={"steps": tuple(kept)})
+        update: dict[str, Any] = {"steps": tuple(kept)}
+        if self.expect is not None and self.expect.errors is not None:
+            errors = tuple(renumber[index] for index in self.expect.errors if index in renumber)
+            update["expect"] = self.expect.model_copy(update={"errors": errors})
+        return self.model_copy(update=update)

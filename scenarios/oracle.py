@@ -17,12 +17,16 @@ Semantics it encodes, each straight from docs/invariants.md:
   until the damage is repaired: an answer refused meanwhile then still works when re-sent;
 * a preserve_context sub-agent with a parked turn refuses a second caller (it never takes
   another call's turn): that call ends at once with an error result;
-* re-sending an earlier answer changes nothing (unless it was refused, see above).
+* an answer that names a question not pending (an id the human was not shown as pending, or
+  one already answered: a re-sent answer that was carried out) must be refused loudly and
+  change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
+  questions still pending.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -58,6 +62,7 @@ class Expected:
     final_answer: str | None
     error: ErrorExpectation
     parked_continuations: int  # parked ephemeral sub-agent calls (stored continuations)
+    unknown_answer: bool = False  # it answers a question not pending: the error is I14's refusal
 
 
 @dataclass
@@ -103,14 +108,30 @@ class Oracle:
     stuck: str | None = None
     answers_given: dict[int, dict[str, str]] = field(default_factory=dict)
     refused: set[int] = field(default_factory=set)  # answers a corrupted store refused
+    named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
+    unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
 
-    def step(self, index: int, step: Step, answers: dict[str, str] | None = None) -> Expected:
-        """The expectation for ``step``; ``answers`` are the labels an ``answer_ids`` step named."""
+    def step(
+        self, index: int, step: Step, shown: Mapping[str, str | None] | None = None
+    ) -> Expected:
+        """The expectation for ``step``.  ``shown`` maps each id of an ``answer_ids`` step to the
+        label of the question the human was last shown as pending under it, None when none was
+        (an id missing from it counts as not shown)."""
         if isinstance(step, Run):
             return self._run()
         if isinstance(step, Answer):
-            given = dict(step.answer) | (answers or {})
+            given: dict[str, str] = dict(step.answer)
+            unknown = False
+            for interrupt_id, response in step.answer_ids.items():
+                label = (shown or {}).get(interrupt_id)
+                if label is None or not self._pending(label):
+                    unknown = True
+                else:
+                    given[label] = response
             self.answers_given[index] = given
+            if unknown:
+                self.unknown.add(index)
+                return self._refuse_unknown()
             return self._answer(index, given)
         if isinstance(step, Restart):
             self._restart()
@@ -123,11 +144,30 @@ class Oracle:
                 self.stuck = None
             return self._expect([], error="allowed", stop_reason=None)
         if isinstance(step, Resend):
+            if step.resend in self.unknown or self._stale(step.resend):
+                return self._refuse_unknown()
             if step.resend in self.refused and self.stuck is None:
                 self.refused.discard(step.resend)
                 return self._answer(step.resend, self.answers_given[step.resend])
             return self._expect([], error="allowed", stop_reason=None)
         raise AssertionError(step)
+
+    def _refuse_unknown(self) -> Expected:
+        """An answer naming a question not pending: refused loudly, nothing changes (I14)."""
+        return self._expect([], error="required", stop_reason=None, unknown_answer=True)
+
+    def _pending(self, label: str) -> bool:
+        return self.root is not None and any(
+            call.action.label == label for call in self._asking(self.root)
+        )
+
+    def _stale(self, index: int) -> bool:
+        """Whether the answer given at step ``index`` names a question no longer pending: one it
+        answered (approved or denied) since, or that was answered before it was sent."""
+        return any(
+            call.outcome != "asking" or call.question != question
+            for call, question in self.named.get(index, ())
+        )
 
     def _run(self) -> Expected:
         if self.root is not None and not self.root.finished:
@@ -141,6 +181,9 @@ class Oracle:
     def _answer(self, index: int, given: dict[str, str]) -> Expected:
         if self.root is None or self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
+        self.named[index] = [
+            (call, call.question) for call in self._asking(self.root) if call.action.label in given
+        ]
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
                 self.refused.add(index)
@@ -248,6 +291,7 @@ class Oracle:
         *,
         error: ErrorExpectation,
         stop_reason: Literal["end_turn", "interrupt"] | Literal["auto"] | None = "auto",
+        unknown_answer: bool = False,
     ) -> Expected:
         pending = [] if self.root is None else self._asking(self.root)
         finished = self.root is not None and self.root.finished
@@ -260,13 +304,25 @@ class Oracle:
             final_answer=self.scenario.tree.answer if stop_reason == "end_turn" else None,
             error=error,
             parked_continuations=self._parked_continuations(),
+            unknown_answer=unknown_answer,
         )
 
 
 def expectations(scenario: Scenario) -> list[Expected]:
-    """The expectation for every step, assuming ``answer_ids`` steps name no extra labels."""
+    """The expectation for every step, as in a run where no id of an ``answer_ids`` step names
+    a question the human was shown (a run on no target, or on one whose ids the file does not
+    spell): each such answer is refused."""
     oracle = Oracle(scenario)
-    return [oracle.step(index, step) for index, step in enumerate(scenario.steps)]
+    expected = [oracle.step(index, step) for index, step in enumerate(scenario.steps)]
+    for position, index in enumerate((scenario.expect and scenario.expect.errors) or ()):
+        if expected[index].error == "forbidden":
+            where = field_path(("expect", "errors", position))
+            kind = type(scenario.steps[index]).__name__.lower()
+            raise ScenarioError(
+                f"{where}: step {index} ({kind}) must not fail: nothing in the scenario makes "
+                "it refused"
+            )
+    return expected
 
 
 def approvals(expected: list[Expected]) -> Counter[str]:

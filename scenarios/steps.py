@@ -31,8 +31,9 @@ class Answer(Strict):
     )
     answer_ids: dict[str, Response] = Field(
         default_factory=dict,
-        description="Root-visible id to `approve` or `deny`, as the target shows ids (an id "
-        "nothing shows is sent as given).",
+        description="Root-visible id to `approve` or `deny`, as the target shows ids. An id "
+        "not shown as pending at that point is sent as given, and the whole answer must then be "
+        "refused (I14).",
     )
 
 
@@ -62,7 +63,8 @@ class Repair(Strict):
 
 
 class Resend(Strict):
-    """Send again exactly the answer given at step ``resend`` (0-based)."""
+    """Send again exactly the answer given at step ``resend`` (0-based).  An answer carried
+    out already names questions no longer pending: it must be refused (I14)."""
 
     resend: Annotated[int, Field(ge=0, description="The index of an earlier answer step.")]
 

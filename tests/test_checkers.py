@@ -89,6 +89,7 @@ def conversation(
     expect_ran: tuple[str, ...] | None = None,
     expect_stop: str | None = "auto",
     expect_error: str = "forbidden",
+    expect_unknown: bool = False,
     answered: tuple[str, ...] = (),
     requests: list[dict[str, Any]] | None = None,
     events: list[dict[str, Any]] | None = None,
@@ -114,6 +115,7 @@ def conversation(
             "final_answer": ANSWER if expect_stop == "end_turn" else None,
             "error": expect_error,
             "parked_continuations": 0,
+            "unknown_answer": expect_unknown,
         },
         "observed": {
             "stop_reason": stop,
@@ -140,11 +142,13 @@ def answer(*labels: str, **fields: Any) -> Step:
 
 
 def resend(*labels: str, **fields: Any) -> Step:
-    """Re-sending an earlier answer: it must fail or change nothing."""
+    """Re-sending an answer carried out already: it names no pending question, so it must be
+    refused loudly and change nothing (I14)."""
     fields.setdefault("stop", None)
     fields.setdefault("error", "AgentError: no such interrupt")
     fields.setdefault("expect_stop", None)
-    fields.setdefault("expect_error", "allowed")
+    fields.setdefault("expect_error", "required")
+    fields.setdefault("expect_unknown", True)
     fields.setdefault("expect_ran", ())
     return conversation("resend", answered=labels, **fields)
 
@@ -203,10 +207,12 @@ def history(
     tree: dict[str, Any] = TWO_WORKERS,
     control: History | None = None,
     capabilities: frozenset[str] = frozenset(CAPABILITIES),
+    expect: dict[str, Any] | None = None,
 ) -> History:
+    scenario = {"description": "hand-made", "source": "tests", "tree": tree, "steps": []}
     return History(
         scenario_name="hand-made",
-        scenario={"description": "hand-made", "source": "tests", "tree": tree, "steps": []},
+        scenario=scenario if expect is None else {**scenario, "expect": expect},
         target={"name": "hand-made", "version": "0", "capabilities": sorted(capabilities)},
         steps=tuple(StepRecord(index=index, **step) for index, step in enumerate(steps)),
         control=control,
@@ -308,10 +314,10 @@ def test_every_checker_is_quiet_on_a_good_history(name: str) -> None:
     assert check(GOOD[name]) == []
 
 
-def test_the_checkers_are_the_thirteen_checked_invariants_then_differential_then_outcome() -> None:
+def test_the_checkers_are_the_fourteen_checked_invariants_then_differential_then_outcome() -> None:
     ids = [checker.id for checker in CHECKERS]
 
-    assert ids == [f"I{n}" for n in range(1, 14)] + ["D", "O"]
+    assert ids == [f"I{n}" for n in range(1, 15)] + ["D", "O"]
     assert len({checker.slug for checker in CHECKERS}) == len(CHECKERS)
     assert all(checker.needs <= set(CAPABILITIES) for checker in CHECKERS)
 
@@ -446,17 +452,33 @@ def test_i3_an_unanswered_interrupt_comes_back_under_another_id() -> None:
 # --- I4 at most once ----------------------------------------------------------------------------
 
 
-def test_i4_a_resent_answer_runs_the_action_again() -> None:
+def test_i4_an_answer_to_a_finished_turn_runs_the_action_again() -> None:
     bad = history(
         run(shows=[ask("deploy-a")]),
         answer("deploy-a", ran=("deploy-a",)),
-        resend("deploy-a", ran=("deploy-a",)),
+        answer("deploy-a", ran=("deploy-a",), expect_ran=(), expect_error="allowed"),
     )
 
     found = violations("I4", bad)
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
         (2, "deploy-a runs at most once so far", "deploy-a ran 2 times")
+    ]
+
+
+def test_i4_counts_a_run_of_a_refused_resend_so_a_later_run_is_a_second_one() -> None:
+    """The resend that runs the action again is I14's (it had to be refused); I4 counts that
+    run all the same, so running it once more later is running it a third time."""
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        answer("deploy-a", ran=("deploy-a",)),
+        resend("deploy-a", ran=("deploy-a",)),
+        answer("deploy-a", ran=("deploy-a",), expect_ran=(), expect_error="allowed"),
+    )
+
+    assert [(v.invariant, v.step, v.seen) for v in check(bad) if v.invariant in ("I4", "I14")] == [
+        ("I4", 3, "deploy-a ran 3 times"),
+        ("I14", 2, "ran deploy-a"),
     ]
 
 
@@ -880,6 +902,132 @@ def test_i13_a_loud_failure_is_a_visible_ending_whatever_it_shows() -> None:
     assert violations("I13", good) == []
 
 
+# --- I14 unknown answers are refused -------------------------------------------------------------
+
+
+def unknown_answer(**fields: Any) -> Step:
+    """An answer naming no pending question (an id nothing showed), as the oracle expects it:
+    refused loudly, with the question asked before still pending and nothing run."""
+    fields.setdefault("shows", [ask("deploy-a")])
+    fields.setdefault("stop", None)
+    fields.setdefault("error", "AgentError: agent 'orchestrator' has no pending interrupt ['x']")
+    fields.setdefault("expect_pending", [("deploy-a", 1)])
+    return conversation(
+        "answer",
+        expect_stop=None,
+        expect_error="required",
+        expect_unknown=True,
+        expect_ran=(),
+        **fields,
+    )
+
+
+ONE_WORKER = agent("orchestrator", agent("worker_a", actions=("deploy-a",)))
+
+
+def test_i14_an_unknown_answer_taken_as_the_only_questions_answer() -> None:
+    """LangGraph's way: the answer becomes the resume value of the one pending question, which
+    is settled (here refused, the value not being an approval) with no error."""
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        unknown_answer(shows=[], stop="end_turn", error=None),
+        tree=ONE_WORKER,
+    )
+
+    found = violations("I14", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            1,
+            "the answer is refused loudly (it names no pending question)",
+            "accepted without an error (stop reason end_turn)",
+        ),
+        (1, "still pending deploy-a#1 as 'sub:deploy-a:1'", "pending nothing"),
+    ]
+
+
+def test_i14_an_unknown_answer_ignored_silently_is_reported_once() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        unknown_answer(stop="interrupt", error=None),
+        tree=ONE_WORKER,
+    )
+
+    assert [(v.invariant, v.step, v.seen) for v in check(bad)] == [
+        ("I14", 1, "accepted without an error (stop reason interrupt)")
+    ]
+
+
+def test_i14_a_stale_answer_refused_loudly_but_run_again() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a"), ask("deploy-b")]),
+        answer("deploy-a", shows=[ask("deploy-b")], ran=("deploy-a",)),
+        resend("deploy-a", shows=[ask("deploy-b")], ran=("deploy-a",)),
+    )
+
+    assert [(v.invariant, v.step, v.expected, v.seen) for v in check(bad)] == [
+        ("I14", 2, "nothing runs", "ran deploy-a")
+    ]
+
+
+def test_i14_a_question_renamed_by_a_refusal() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        unknown_answer(shows=[ask("deploy-a", interrupt_id="renamed")]),
+        tree=ONE_WORKER,
+    )
+
+    found = violations("I14", bad)
+
+    assert [(v.step, v.seen) for v in found] == [(1, "pending deploy-a#1 as 'renamed'")]
+
+
+def test_i14_compares_with_what_the_step_before_left_pending_even_a_failed_one() -> None:
+    """A question an earlier failure lost (the adapter read the framework's state after it) is
+    that step's doing, not the refusal's."""
+    lost = run(
+        stop=None,
+        error="ValueError: Found AIMessages with tool_calls that do not have a ToolMessage",
+        expect_error="allowed",
+        expect_stop=None,
+        expect_pending=[("deploy-a", 1)],
+    )
+    quiet = history(
+        run(shows=[ask("deploy-a")]),
+        lost,
+        unknown_answer(shows=[], error=lost["observed"]["error"]),
+        tree=ONE_WORKER,
+    )
+
+    assert violations("I14", quiet) == []
+
+
+def test_i14_a_loud_refusal_that_changes_nothing_passes_every_checker() -> None:
+    good = history(
+        run(shows=[ask("deploy-a"), ask("deploy-b")]),
+        unknown_answer(shows=[ask("deploy-a"), ask("deploy-b")], expect_pending=None),
+        answer("deploy-a", shows=[ask("deploy-b")], ran=("deploy-a",)),
+        resend("deploy-a", shows=[ask("deploy-b")]),
+        answer("deploy-b", ran=("deploy-b",)),
+        resend("deploy-b"),
+    )
+
+    assert check(good) == []
+
+
+def test_i14_judges_only_the_steps_the_oracle_says_name_no_pending_question() -> None:
+    """A step the oracle did not mark is not I14's, whatever it shows: an answer to a finished
+    turn by label names nothing and may fail or not."""
+    quiet = history(
+        run(shows=[ask("deploy-a")]),
+        answer("deploy-a", ran=("deploy-a",)),
+        answer("deploy-a", stop="end_turn", expect_error="allowed"),
+        tree=ONE_WORKER,
+    )
+
+    assert violations("I14", quiet) == []
+
+
 # --- D differential -----------------------------------------------------------------------------
 
 
@@ -929,6 +1077,24 @@ def test_o_a_sub_agent_told_something_its_caller_did_not_ask() -> None:
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
         (0, "orchestrator/worker_a asked 'ship it'", "orchestrator/worker_a asked 'None'")
+    ]
+
+
+def test_o_a_step_the_file_expects_to_fail_ends_without_an_error() -> None:
+    bad = history(
+        run(shows=[ask("deploy-a")]),
+        unknown_answer(stop="interrupt", error=None),
+        unknown_answer(),
+        unknown_answer(error=" "),
+        tree=ONE_WORKER,
+        expect={"errors": [1, 2, 3]},
+    )
+
+    found = violations("O", bad)
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (1, "an error (expect)", "no error (stop reason interrupt)"),
+        (3, "an error (expect)", "no error"),
     ]
 
 

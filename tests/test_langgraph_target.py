@@ -428,3 +428,76 @@ def test_message_ids_are_not_recorded() -> None:
 
     for message in (ToolMessage(content="ok", tool_call_id="1"), AIMessage(content="x", id="y")):
         assert _plain(message)["id"] == MESSAGE_ID
+
+
+# --- strict resume (docs/adapters.md) -----------------------------------------------------------
+# LangGraph 1.2.24 has a strict resume mode: the `strict_resume` option of langgraph_sdk's runs,
+# for a LangGraph server, which the library reads from an internal configurable key.  These tests
+# run it on a bare graph (no adapter, no harness) to keep what docs/adapters.md says about it true.
+
+STRICT_RESUME = "__pregel_strict_resume"
+
+
+def asking_graph(questions: int) -> Any:
+    """One node that asks ``questions`` questions in turn and keeps the answers it was given."""
+    from typing import TypedDict
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import interrupt
+
+    class Answers(TypedDict, total=False):
+        answers: list[Any]
+
+    def ask(state: Answers) -> Answers:
+        return {"answers": [interrupt(f"question {n}") for n in range(1, questions + 1)]}
+
+    graph = StateGraph(Answers)
+    graph.add_node("ask", ask)
+    graph.add_edge(START, "ask")
+    return graph.compile(checkpointer=InMemorySaver())
+
+
+def thread(strict: bool) -> dict[str, Any]:
+    return {"configurable": {"thread_id": "t", STRICT_RESUME: strict}}
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_strict_resume_still_takes_a_key_that_is_no_id_as_the_only_questions_answer(
+    strict: bool,
+) -> None:
+    from langgraph.types import Command
+
+    graph = asking_graph(1)
+    graph.invoke({}, thread(strict))
+    done = graph.invoke(Command(resume={"not an id": "approve"}), thread(strict))
+    assert done["answers"] == [{"not an id": "approve"}]
+    assert graph.get_state(thread(strict)).interrupts == ()
+
+
+def test_strict_resume_refuses_an_answered_id_and_keeps_the_next_question() -> None:
+    from langgraph.errors import UnknownInterruptError
+    from langgraph.types import Command
+
+    graph = asking_graph(2)
+    [first] = graph.invoke({}, thread(True))["__interrupt__"]
+    [second] = graph.invoke(Command(resume={first.id: "approve"}), thread(True))["__interrupt__"]
+    with pytest.raises(UnknownInterruptError) as refused:
+        graph.invoke(Command(resume={first.id: "approve"}), thread(True))
+    assert refused.value.reason == "not_pending"
+    assert [pending.id for pending in graph.get_state(thread(True)).interrupts] == [second.id]
+    done = graph.invoke(Command(resume={second.id: "deny"}), thread(True))
+    assert done["answers"] == ["approve", "deny"]
+    with pytest.raises(UnknownInterruptError):  # after the end too: nothing is pending
+        graph.invoke(Command(resume={second.id: "deny"}), thread(True))
+
+
+def test_without_strict_resume_an_answered_id_answers_the_next_question() -> None:
+    """The re-interrupt finding on a bare graph: the first answer, re-sent, is reused."""
+    from langgraph.types import Command
+
+    graph = asking_graph(2)
+    [first] = graph.invoke({}, thread(False))["__interrupt__"]
+    graph.invoke(Command(resume={first.id: "approve"}), thread(False))
+    done = graph.invoke(Command(resume={first.id: "approve"}), thread(False))
+    assert done["answers"] == ["approve", "approve"]

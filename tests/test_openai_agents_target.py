@@ -179,6 +179,26 @@ def test_a_refused_step_shows_what_the_run_state_still_asks() -> None:
     assert ran(history) == ["deploy-a", "deploy-b"]
 
 
+def test_an_answer_naming_one_approval_not_pending_is_refused_as_a_whole() -> None:
+    """The SDK has no ids: a handle that names no pending approval cannot be passed on, so the
+    adapter refuses the whole answer rather than carry out the part it recognises (I14)."""
+    steps: list[Any] = [
+        {"run": "go"},
+        {"answer": {"deploy-a": "approve"}, "answer_ids": {"worker_b:deploy:nothing": "approve"}},
+        {"answer": {"deploy-a": "approve", "deploy-b": "approve"}},
+    ]
+    history = run(scenario(steps))
+    asked, mixed, answered = history.steps
+    assert answered.observed["stop_reason"] == "end_turn"
+    assert mixed.observed["error"] == (
+        "no pending approval matches ['worker_b:deploy:nothing']: nothing was answered"
+    )
+    assert mixed.executions == []
+    assert mixed.pending == asked.pending
+    assert ran(history) == ["deploy-a", "deploy-b"]
+    assert check(history) == []
+
+
 @pytest.mark.parametrize("stem", ["partial-answers", "shared-session"])
 @pytest.mark.usefixtures("threads_switch_often")
 def test_histories_are_deterministic(stem: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from scenarios.model import Scenario
-from scenarios.oracle import ScenarioError, approvals, expectations
+from scenarios.oracle import Oracle, ScenarioError, approvals, expectations
 
 
 def scenario(tree: dict[str, Any], steps: list[Any]) -> Scenario:
@@ -75,13 +75,100 @@ def test_a_turn_ends_only_when_every_call_in_it_is_answered_then_the_next_turn_s
     assert answer.pending == (("S", 1),)
 
 
-def test_answers_to_a_finished_turn_and_resends_may_fail_but_change_nothing() -> None:
+def test_an_answer_re_sent_after_it_was_carried_out_must_be_refused_and_changes_nothing() -> None:
     steps = [{"run": "go"}, {"answer": {"A": "approve", "B": "approve"}}, {"resend": 1}]
     run, answer, resend = expectations(scenario(two_workers(), steps))
     assert sorted(answer.executions) == ["A", "B"]
-    assert resend.error == "allowed"
+    assert resend.error == "required"
+    assert resend.unknown_answer
     assert resend.executions == ()
+    assert resend.stop_reason is None
     assert approvals([run, answer, resend]) == {"A": 1, "B": 1}
+
+
+def test_a_stale_answer_leaves_the_other_questions_pending() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}}, {"resend": 1}, {"answer": {"B": "deny"}}]
+    _, answer, resend, deny = expectations(scenario(two_workers(), steps))
+    assert answer.pending == resend.pending == (("B", 1),)
+    assert (resend.error, resend.unknown_answer, resend.executions) == ("required", True, ())
+    assert (deny.error, deny.unknown_answer, deny.stop_reason) == ("forbidden", False, "end_turn")
+
+
+def test_re_sending_the_approval_of_a_first_question_does_not_answer_the_second() -> None:
+    tree = two_workers(action={"questions": 2})
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}}, {"resend": 1}]
+    _, answer, resend = expectations(scenario(tree, steps))
+    assert answer.pending == resend.pending == (("A", 2), ("B", 1))
+    assert resend.unknown_answer
+    assert resend.executions == ()
+
+
+def test_an_answer_to_a_finished_turn_by_label_names_nothing_and_may_fail() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve", "B": "approve"}}, {"answer": {"A": "deny"}}]
+    _, _, late = expectations(scenario(two_workers(), steps))
+    assert (late.error, late.unknown_answer, late.executions) == ("allowed", False, ())
+
+
+def test_an_id_the_human_was_not_shown_is_refused_and_changes_nothing() -> None:
+    steps = [{"run": "go"}, {"answer_ids": {"no-such-question": "approve"}}]
+    run, unknown = expectations(scenario(two_workers(), steps))
+    assert (unknown.error, unknown.unknown_answer, unknown.stop_reason) == ("required", True, None)
+    assert unknown.pending == run.pending
+    assert unknown.executions == ()
+
+
+def test_the_ids_shown_for_pending_questions_are_answered_by_their_labels() -> None:
+    case = scenario(two_workers(), [{"run": "go"}, {"answer_ids": {"x": "approve"}}])
+    oracle = Oracle(case)
+    oracle.step(0, case.steps[0])
+    answer = oracle.step(1, case.steps[1], {"x": "A"})
+    assert (answer.error, answer.unknown_answer, answer.executions) == ("forbidden", False, ("A",))
+
+
+def test_one_unknown_id_refuses_the_whole_answer() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}, "answer_ids": {"x": "approve"}}]
+    case = scenario(two_workers(), steps)
+    oracle = Oracle(case)
+    oracle.step(0, case.steps[0])
+    answer = oracle.step(1, case.steps[1], {"x": None})
+    assert (answer.error, answer.unknown_answer, answer.executions) == ("required", True, ())
+    assert answer.pending == (("A", 1), ("B", 1))
+
+
+def test_an_id_shown_for_a_question_answered_since_is_stale() -> None:
+    steps = [
+        {"run": "go"},
+        {"answer": {"A": "approve"}},
+        {"answer_ids": {"x": "approve"}},  # x was shown for A before A was answered
+    ]
+    case = scenario(two_workers(), steps)
+    oracle = Oracle(case)
+    oracle.step(0, case.steps[0])
+    oracle.step(1, case.steps[1])
+    stale = oracle.step(2, case.steps[2], {"x": "A"})
+    assert (stale.error, stale.unknown_answer, stale.executions) == ("required", True, ())
+    assert stale.pending == (("B", 1),)
+
+
+def test_an_unknown_answer_re_sent_is_refused_again() -> None:
+    steps = [{"run": "go"}, {"answer_ids": {"x": "approve"}}, {"resend": 1}]
+    _, _, resend = expectations(scenario(two_workers(), steps))
+    assert (resend.error, resend.unknown_answer) == ("required", True)
+
+
+def test_an_answer_refused_by_a_corrupted_store_is_not_stale_once_repaired() -> None:
+    steps = [
+        {"run": "go"},
+        {"corrupt": "payload_missing"},
+        {"answer": {"A": "approve"}},
+        "repair",
+        {"resend": 2},
+        {"resend": 2},
+    ]
+    _, _, refused, _, carried_out, again = expectations(scenario(two_workers(), steps))
+    assert (refused.error, refused.unknown_answer) == ("required", False)
+    assert (carried_out.error, carried_out.executions) == ("forbidden", ("A",))
+    assert (again.error, again.unknown_answer, again.executions) == ("required", True, ())
 
 
 def test_a_restart_loses_the_turn_of_a_preserve_context_sub_agent_without_a_store() -> None:
@@ -170,3 +257,23 @@ def test_a_second_prompt_while_a_turn_is_parked_may_fail_and_changes_nothing() -
     run, again = expectations(scenario(two_workers(), [{"run": "go"}, {"run": "again"}]))
     assert again.error == "allowed"
     assert again.pending == run.pending
+
+
+def test_a_file_may_require_an_error_where_the_oracle_requires_or_allows_one() -> None:
+    steps = [{"run": "go"}, "restart", {"answer_ids": {"x": "approve"}}, {"run": "again"}]
+    case = Scenario.model_validate(
+        {**scenario(two_workers(), steps).model_dump(), "expect": {"errors": [2, 3]}}
+    )
+    _, _, unknown, again = expectations(case)
+    assert (unknown.error, again.error) == ("required", "allowed")
+
+
+def test_the_restart_free_control_keeps_the_steps_a_file_expects_to_fail() -> None:
+    steps = [{"run": "go"}, "restart", {"answer_ids": {"x": "approve"}}, "restart", {"resend": 2}]
+    case = Scenario.model_validate(
+        {**scenario(two_workers(), steps).model_dump(), "expect": {"errors": [2, 4]}}
+    )
+    control = case.without_restarts()
+    assert control.expect is not None
+    assert control.expect.errors == (1, 2)
+    assert [type(step).__name__ for step in control.steps] == ["Run", "Answer", "Resend"]

@@ -80,6 +80,7 @@ CAUGHT_BY = {
     "no-ownership-check": {"I3", "I10"},
     "resume-by-responses": {"I3"},
     "history-accumulation": {"I7"},
+    "reuse-stale-answers": {"I14"},
 }
 
 

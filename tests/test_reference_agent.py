@@ -162,8 +162,8 @@ def test_a_denied_action_runs_nothing() -> None:
 @pytest.mark.parametrize(
     ("responses", "problem"),
     [
-        ({"tool:1.t9:approval": APPROVE}, "no interrupt"),
-        ({FIRST: APPROVE, "sub:1.o1:tool:1.t1:approval": APPROVE}, "no interrupt"),
+        ({"tool:1.t9:approval": APPROVE}, "no pending interrupt"),
+        ({FIRST: APPROVE, "sub:1.o1:tool:1.t1:approval": APPROVE}, "no pending interrupt"),
         ({FIRST: None}, "must not be null"),
     ],
 )
@@ -211,7 +211,7 @@ def test_a_prompt_while_parked_raises_and_changes_nothing() -> None:
     assert snapshot(agent) == before
 
 
-def test_a_second_question_gets_a_new_id_and_the_first_answer_is_not_reused() -> None:
+def test_a_second_question_gets_a_new_id_and_the_first_answer_re_sent_is_refused() -> None:
     ledger = new_ledger()
     agent = acting_agent(ledger, questions=2)
     agent("go")
@@ -222,9 +222,12 @@ def test_a_second_question_gets_a_new_id_and_the_first_answer_is_not_reused() ->
     assert [(i.id, i.response) for i in second.interrupts] == [(SECOND, None)]
     assert ran(ledger) == []
 
-    again = agent.resume({FIRST: APPROVE})  # re-sending the old answer approves nothing new
+    before = snapshot(agent)
+    with pytest.raises(AgentError, match=r"no pending interrupt \['tool:1\.t1:approval'\]"):
+        agent.resume({FIRST: APPROVE})  # the old answer, re-sent, is stale: refused (I14)
 
-    assert [i.id for i in again.interrupts] == [SECOND]
+    assert snapshot(agent) == before
+    assert [i.id for i in agent.state.interrupt_state.pending] == [SECOND]
     assert ran(ledger) == []
 
     assert agent.resume({SECOND: APPROVE}).stop_reason == "end_turn"

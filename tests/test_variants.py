@@ -145,6 +145,8 @@ CASES = (
         frozenset({"I7"}),
         quiet=DELIVERY,
     ),
+    Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
+    Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
 )
 
 

@@ -1,6 +1,6 @@
 """Checkers: pure functions from a recorded history to the violations it contains.
 
-One checker per checked invariant of docs/invariants.md (I1 to I13), plus the differential
+One checker per checked invariant of docs/invariants.md (I1 to I14), plus the differential
 comparison with the restart-free control (D) and the expected outcome of each step (O).  A
 checker never trusts the target: what must happen comes from the oracle's expectations recorded
 in the history and from the control run.  A checker that needs a capability the target lacks is
@@ -23,6 +23,7 @@ from harness.checkers import (
     naming,
     outcomes,
     privacy,
+    refusals,
     restarts,
 )
 from harness.checkers.violation import Invariant, Violation
@@ -33,7 +34,7 @@ __all__ = ["CHECKERS", "Checker", "Violation", "applicable", "check"]
 
 @dataclass(frozen=True)
 class Checker:
-    id: str  # "I1" to "I13", "D", "O"
+    id: str  # "I1" to "I14", "D", "O"
     slug: str
     title: str  # the invariant in one line
     needs: frozenset[str]  # target capabilities (harness.targets.base.CAPABILITIES) it relies on
@@ -124,6 +125,12 @@ CHECKERS: tuple[Checker, ...] = (
         "Every run, answer and resend ends in an interrupt with its pending questions, a final "
         "answer, or a loud error.",
         endings.every_step_ends_visibly,
+    ),
+    _checker(
+        refusals.UNKNOWN_ANSWERS_REFUSED,
+        "An answer naming no pending question is refused loudly and changes nothing: nothing "
+        "runs, every pending question stays pending under its id.",
+        refusals.unknown_answers_refused,
     ),
     _checker(
         restarts.DIFFERENTIAL,

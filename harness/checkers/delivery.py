@@ -34,8 +34,9 @@ def exact_delivery_down(history: History) -> list[Violation]:
 
     In every answer and resend step the actions that ran are exactly the expected ones: a label
     that ran more often than expected is a sibling's action running, one that ran less often is
-    an approval that was not delivered.  In a step that had to be refused (a corrupted store)
-    nothing is expected to run, and whatever ran is I9's finding.
+    an approval that was not delivered.  In a step that had to be refused (a corrupted store,
+    an answer naming no pending question) nothing is expected to run, and whatever ran is I9's
+    or I14's finding.
     """
     found: list[Violation] = []
     for step in history.steps:
@@ -103,7 +104,7 @@ def isolation(history: History) -> list[Violation]:
 
     At every step no action is pending more often than expected (a sub-agent that took another
     caller's turn raises it twice) and none runs more often than expected in that step (except
-    in a step that had to be refused: what runs there is I9's finding).
+    in a step that had to be refused: what runs there is I9's or I14's finding).
     """
     found: list[Violation] = []
     for step in history.steps:

@@ -17,7 +17,8 @@ def at_most_once(history: History) -> list[Violation]:
     Nothing runs during a restart, a corruption or a repair; an action never approved anywhere
     in the scenario never runs; and up to every step, each action has run at most as often as
     the approvals so far allow (re-sending an answer does not run it again).  An approved action
-    run by an answer that had to be refused (a corrupted store) is I9's finding, not this one's;
+    run by an answer that had to be refused (a corrupted store, or an answer naming no pending
+    question) is I9's or I14's finding, not this one's;
     it counts here all the same, so running it again later is caught as running twice.
     """
     approved = Counter(label for step in history.steps for label in expected_executed(step))

@@ -15,12 +15,14 @@ def loud_safe_failure(history: History) -> list[Violation]:
     In every step that must fail: an error is raised or logged, nothing runs, and the pending
     interrupts are exactly those shown by the last step that succeeded (same questions, same
     ids).  That none of them carries a stale response is checked once, by I12, at every step
-    (``naming.fresh_questions``): here it would report the same defect a second time.
+    (``naming.fresh_questions``): here it would report the same defect a second time.  A step
+    that must fail because its answer names no pending question is I14's alone
+    (``refusals.unknown_answers_refused``), whatever the store holds.
     """
     found: list[Violation] = []
     last_shown: list[tuple[str, int, str]] = []
     for step in history.steps:
-        if step.expected["error"] == "required":
+        if step.expected["error"] == "required" and not step.expected.get("unknown_answer"):
             if error_of(step) is None:
                 found.append(
                     LOUD_SAFE_FAILURE.violation(

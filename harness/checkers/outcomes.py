@@ -98,13 +98,20 @@ def _tasks_delivered(history: History) -> list[Violation]:
 
 
 def _explicit_expectations(history: History) -> list[Violation]:
-    """A scenario file's ``expect:`` block: total executions, what is pending at the end, and
-    the last final answer."""
+    """A scenario file's ``expect:`` block: total executions, what is pending at the end, the
+    last final answer, and the steps that must fail loudly."""
     expect = history.scenario.get("expect")
     if not expect or not history.steps:
         return []
     last = history.steps[-1].index
     found: list[Violation] = []
+    must_fail = set(expect.get("errors") or ())
+    for step in history.steps:
+        error = error_of(step)
+        if step.index in must_fail and (error is None or not error.strip()):
+            stop_reason = step.observed.get("stop_reason")
+            seen = "no error" + (f" (stop reason {stop_reason})" if stop_reason else "")
+            found.append(EXPECTED_OUTCOME.violation(step.index, "an error (expect)", seen))
     ran = Counter(label for step in history.steps for label in executed(step))
     for label, count in sorted((expect.get("executions") or {}).items()):
         if ran[label] != count:

@@ -178,9 +178,11 @@ class Agent:
         parked = self.state.interrupt_state
         if not parked.activated:
             raise AgentError(f"agent {self.name!r} has no parked turn to resume")
-        unknown = sorted(set(responses) - {interrupt.id for interrupt in parked.interrupts})
+        # an answered question stays parked (its answer is replayed), but it is not pending: an
+        # answer to it is stale, refused like an id never asked (I14)
+        unknown = sorted(set(responses) - {interrupt.id for interrupt in parked.pending})
         if unknown:
-            raise AgentError(f"agent {self.name!r} has no interrupt {unknown}")
+            raise AgentError(f"agent {self.name!r} has no pending interrupt {unknown}")
         if any(response is None for response in responses.values()):
             raise AgentError("a response must not be null")
         answered = _answered(self.state, responses)

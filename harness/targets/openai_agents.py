@@ -299,6 +299,9 @@ class OpenAIAgentsSession(RebuildingSession):
         matched = [(current[p.id], response) for p, response in responses if p.id in current]
         if not matched:
             return self._refused("no pending approval matches the answer")
+        unknown = sorted(p.id for p, _ in responses if p.id not in current)
+        if unknown:  # the SDK cannot be told of these: refuse the whole answer, apply nothing
+            return self._refused(f"no pending approval matches {unknown}: nothing was answered")
         try:
             for item, response in matched:
                 if response == "approve":

@@ -49,6 +49,7 @@ from harness.targets.variants_routing import (
     NoNamespacingTool,
     NoOwnershipCheckTool,
     ResumeByResponsesTool,
+    ReuseStaleAnswersAgent,
 )
 from scenarios.model import Scenario
 
@@ -208,6 +209,12 @@ _ALL: Final = (
         "answers are carried out without first persisting that they are: an action that ran "
         "just before a crash runs again when the answer is re-sent",
         write_ahead=False,
+    ),
+    Variant(
+        "reuse-stale-answers",
+        "an answer naming no pending question answers the one now asked at its place, or is "
+        "dropped silently",
+        agent_class=ReuseStaleAnswersAgent,
     ),
     Variant(
         "history-accumulation",

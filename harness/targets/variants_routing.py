@@ -7,6 +7,7 @@ goes up (``_outcome``), never a copy of the ``prepare`` and ``run`` that call th
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import replace
 
 from harness.reference.agent import Agent, AgentResult, Completed, Interrupted, ToolOutcome
@@ -129,3 +130,41 @@ class ResumeByResponsesTool(SubAgentTool):
 
     def owns(self, caller: AgentState, outer: str) -> bool:
         return bool(self.responses(caller, outer))
+
+
+# --- answers: which question an answer is for ------------------------------------------------
+
+
+class ReuseStaleAnswersAgent(Agent):
+    """An answer naming no pending question is not refused: it answers the question now asked
+    at the same place (the same call, a later question), else it is dropped silently.
+
+    Differs from the reference in ``prepare_resume`` and ``resume``: the answers are remapped
+    before the reference checks them, as LangGraph's resume map falls back to a task's next
+    interrupt and ignores keys naming none.
+    """
+
+    def _remapped(self, responses: Mapping[str, JSON]) -> dict[str, JSON]:
+        parked = [interrupt.id for interrupt in self.state.interrupt_state.pending]
+        remapped: dict[str, JSON] = {}
+        for interrupt_id, response in responses.items():
+            if interrupt_id in parked:
+                remapped[interrupt_id] = response
+                continue
+            place = interrupt_id.rpartition(":")[0]
+            for other in parked:
+                if other.rpartition(":")[0] == place and other not in responses:
+                    remapped[other] = response
+                    break
+        return remapped
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        if self.state.interrupt_state.activated:
+            super().prepare_resume(self._remapped(responses))
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        if not self.state.interrupt_state.activated:  # nothing parked: the turn's last answer
+            last = self.state.messages[-1] if self.state.messages else {"content": []}
+            text = "".join(block["text"] for block in last["content"] if "text" in block)
+            return AgentResult("end_turn", text, ())
+        return super().resume(self._remapped(responses))
