@@ -712,6 +712,10 @@ def test_i8_a_stored_turn_published_again_at_the_resume_is_a_violation_live_stre
     )
     quoted = run(events=[{"type": "result", "text": final}])
     assert violations("I8", history(finished, quoted, tree=SECRET)) == []
+    # another agent asked the same (prompt, turn) and answered at once: its answer starts with
+    # the same marker, but a tool-calling turn's text is the marker alone
+    elsewhere = run(events=[{"type": "message", "text": f"{asked} done"}])
+    assert violations("I8", history(first, elsewhere, tree=SECRET)) == []
 
 
 # --- I9 loud, safe failure ----------------------------------------------------------------------

@@ -70,7 +70,7 @@ def _canaries(history: History) -> list[tuple[str, str]]:
 
 
 def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
-    """Per step: the markers (with their form inside a JSON dump) of the tool-calling turns
+    """Per step: the markers (as whole strings inside a JSON dump) of the tool-calling turns
     sub-agents played at earlier steps, less the turns this step played again."""
     calls = {path: len(agent.turns) for path, agent in sub_agent_paths(tree_of(history))}
     played: set[tuple[str, int]] = set()  # (prompt, turn) of sub-agents' tool-calling turns
@@ -82,7 +82,9 @@ def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
             if "/" in str(request.get("agent", ""))
         }
         texts = sorted(marker(prompt, turn) for prompt, turn in played - now)
-        stored[step.index] = [(text, json.dumps(text, ensure_ascii=False)[1:-1]) for text in texts]
+        # a tool-calling turn's text is its marker alone, a whole JSON string: another agent's
+        # answer to the same prompt starts with the same marker and is no stored turn
+        stored[step.index] = [(text, json.dumps(text, ensure_ascii=False)) for text in texts]
         played |= {
             (str(request.get("prompt")), int(request.get("turn", 0)))
             for request in step.requests
