@@ -44,7 +44,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
-from fakes.corruption import GENERIC, CorruptionNotApplicable, newer_version
 from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import ProtectedAction, question_name, reason
 from fakes.stores import FileStore
@@ -65,13 +64,13 @@ from harness.targets.base import (
     TargetInfo,
 )
 from harness.targets.openai_agents_model import model_class, plain
+from harness.targets.openai_agents_storage import CORRUPTIONS, RunStateFormat, owner_of
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 
 DISTRIBUTION: Final = "openai-agents"
 INPUT_FIELD: Final = "input"  # the agent tool's input parameter (``AgentAsToolInput``)
 STATE_KEY: Final = "run_state"  # the interrupted root run's RunState.to_json(), in the store
-NESTED_KEY: Final = "agent_run_state"  # where a pending agent tool's run state is kept
 SDK_LOGGER: Final = "openai.agents"
 NOT_SUPPORTED: Final = {
     "stateful_provider": "Agent.as_tool has no auto_previous_response_id: a sub-agent cannot "
@@ -88,14 +87,6 @@ NOT_SUPPORTED: Final = {
 }
 # what the target can express (no interrupt ids: see the module's docstring)
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"interrupt_ids", *NOT_SUPPORTED}
-# the generic damages, and the schema-level ones this format can take (RunStateFormat.damage)
-CORRUPTIONS: Final = GENERIC | {
-    "schema_version_other",
-    "schema_version_missing",
-    "schema_version_newer",
-    "field_missing",
-    "type_swap",
-}
 
 
 def sdk_version() -> str | None:
@@ -152,58 +143,6 @@ class OpenAIAgentsTarget:
 
     def start(self, scenario: scenario_model.Scenario, workdir: Path) -> OpenAIAgentsSession:
         return OpenAIAgentsSession(scenario, workdir)
-
-
-# -- where the run state keeps a pending agent tool's run, and how it is damaged -----------------
-
-
-class RunStateFormat:
-    """A pending agent tool's nested run state: ``agent_run_state`` on its entry among the
-    parent run state's ``last_processed_response.functions`` (nested ones inside, at depth)."""
-
-    def locate(self, document: Any) -> list[tuple[Any, ...]]:
-        found: list[tuple[Any, ...]] = []
-        _find_nested(document, (), found)
-        return found
-
-    def damage(self, corruption: str, entry: Any) -> Any:
-        if not isinstance(entry, dict) or "$schemaVersion" not in entry:
-            raise CorruptionNotApplicable(f"{corruption}: the stored run is already damaged")
-        if corruption == "schema_version_other":
-            entry["$schemaVersion"] = "2.0"
-        elif corruption == "schema_version_missing":
-            del entry["$schemaVersion"]
-        elif corruption == "schema_version_newer":
-            entry["$schemaVersion"] = newer_version(entry["$schemaVersion"])
-        elif corruption == "field_missing":
-            entry.pop("current_agent", None)
-        elif corruption == "type_swap":
-            entry["generated_items"] = json.dumps(entry.get("generated_items"))
-        else:
-            raise CorruptionNotApplicable(f"{corruption!r} has no counterpart in a RunState")
-        return entry
-
-
-def _find_nested(value: Any, path: tuple[Any, ...], found: list[tuple[Any, ...]]) -> None:
-    if isinstance(value, dict):
-        for key in sorted(value):
-            here = (*path, key)
-            if key == NESTED_KEY:
-                found.append(here)
-            _find_nested(value[key], here, found)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _find_nested(item, (*path, index), found)
-
-
-def _owner_of(document: Any, path: tuple[Any, ...]) -> str:
-    """The agent tool whose function entry holds the nested run at ``path``."""
-    entry = document
-    for step in path[:-1]:
-        entry = entry[step]
-    call = entry.get("tool_call", {}) if isinstance(entry, dict) else {}
-    name = call.get("name") if isinstance(call, dict) else None
-    return str(name) if name else f"entry {list(path[:-1])}"
 
 
 # -- one scenario on the SDK ----------------------------------------------------------------------
@@ -434,7 +373,7 @@ class OpenAIAgentsSession(RebuildingSession):
         stored = self.store.get(STATE_KEY)
         document = _parsed(stored)
         continuations = tuple(
-            StoredContinuation(owner=_owner_of(document, entry.path), size=entry.size)
+            StoredContinuation(owner=owner_of(document, entry.path), size=entry.size)
             for entry in self.store.continuations()
         )
         return Stored(continuations=continuations, record_bytes=None)

@@ -104,7 +104,7 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
     """What each built-in target can express (``TargetInfo.expressible``), read off its adapter's
     constants, so without its SDK (strands as from 1.59, the releases with a stored turn):
     ``python -m harness generate`` commits a sample of generated scenarios for each set."""
-    from harness.targets import langgraph, openai_agents, strands
+    from harness.targets import langgraph, openai_agents, openai_agents_storage, strands
     from harness.targets.reference import ReferenceTarget
     from scenarios.model import CORRUPTIONS
 
@@ -118,7 +118,9 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
         "strands-snapshot": with_stored_turns,
         "langgraph": langgraph.CAPABILITIES,
         "langgraph-subgraph-node": langgraph.CAPABILITIES,
-        "openai-agents": openai_agents.TARGET_CAPABILITIES | damages(openai_agents.CORRUPTIONS),
+        "openai-agents": (
+            openai_agents.TARGET_CAPABILITIES | damages(openai_agents_storage.CORRUPTIONS)
+        ),
     }
 
 

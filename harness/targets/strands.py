@@ -29,7 +29,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.corruption import CorruptionNotApplicable, damage_envelope
 from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import ProtectedAction
 from harness.targets.adapter import (
@@ -54,11 +53,11 @@ from harness.targets.base import (
 )
 from harness.targets.reference import agent_script, agents_by_path
 from harness.targets.strands_model import model_class
+from harness.targets.strands_storage import StrandsContinuationFormat, dig, timeless
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
 
 DISTRIBUTION: Final = "strands-agents"
-TURNS_KEY: Final = "sub_agent_interrupted_turns"  # where 1.59+ keeps an ephemeral turn
 INPUT_FIELD: Final = "input"  # the agent-as-tool's input parameter
 # callback payload keys that carry per-run identity (uuids, spans, live objects), not content
 UNSTABLE_KEYS: Final = frozenset(
@@ -129,50 +128,6 @@ class StrandsTarget:
 
     def start(self, scenario: scenario_model.Scenario, workdir: Path) -> StrandsSession:
         return StrandsSession(scenario, workdir, self.session_manager)
-
-
-class StrandsContinuationFormat:
-    """Where 1.59+ keeps an ephemeral sub-agent's turn in a session file, and its damages."""
-
-    def locate(self, document: Any) -> list[tuple[Any, ...]]:
-        found: list[tuple[Any, ...]] = []
-        _find_turns(document, (), found)
-        return found
-
-    def damage(self, corruption: str, entry: Any) -> Any:
-        if damage_envelope(corruption, entry):
-            return entry
-        data = entry["data"]
-        if corruption == "field_missing":
-            entry.pop("created_at", None)
-        elif corruption == "previous_shape":
-            return {"session_snapshot": data}
-        elif corruption == "conversation_manager_other":
-            manager = data.get("conversation_manager_state")
-            if isinstance(manager, dict):
-                manager["__name__"] = (
-                    "NullConversationManager"
-                    if manager.get("__name__") != "NullConversationManager"
-                    else "SlidingWindowConversationManager"
-                )
-        else:
-            raise CorruptionNotApplicable(f"unknown corruption {corruption!r}")
-        return entry
-
-
-def _find_turns(value: Any, path: tuple[Any, ...], found: list[tuple[Any, ...]]) -> None:
-    if isinstance(value, dict):
-        for key in sorted(value):
-            here = (*path, key)
-            if key == TURNS_KEY and isinstance(value[key], dict):
-                for call in sorted(value[key]):
-                    found.append((*here, call))
-                    _find_turns(value[key][call], (*here, call), found)
-            else:
-                _find_turns(value[key], here, found)
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _find_turns(item, (*path, index), found)
 
 
 class StrandsSession(RebuildingSession):
@@ -359,9 +314,9 @@ class StrandsSession(RebuildingSession):
         agent_id = _agent_id(self.scenario.tree.name)
         if self.session_manager_kind == "snapshot":
             key = f"session/{agent_id}/scopes/agent/{agent_id}/snapshots/snapshot_latest.json"
-            return _dig(self.store.get(key), "data", "interrupt_state")
+            return dig(self.store.get(key), "data", "interrupt_state")
         key = f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
-        return _dig(self.store.get(key), "_internal_state", "interrupt_state")
+        return dig(self.store.get(key), "_internal_state", "interrupt_state")
 
     def live_turn_bytes(self, path: str) -> int | None:
         """Bytes of the canonical JSON of a sub-agent's ``take_snapshot(preset="session")``:
@@ -369,18 +324,18 @@ class StrandsSession(RebuildingSession):
         agent = self.live.get(path)
         if agent is None:
             return None
-        return len(canonical_json(_timeless(agent.take_snapshot(preset="session").to_dict())))
+        return len(canonical_json(timeless(agent.take_snapshot(preset="session").to_dict())))
 
     def stored(self) -> Stored:
         continuations = tuple(
             StoredContinuation(
                 owner=self.callee.get(str(entry.path[-1]), f"call {entry.path[-1]}"),
-                size=len(canonical_json(_timeless(entry.value))),
+                size=len(canonical_json(timeless(entry.value))),
             )
             for entry in self.store.continuations()
         )
         record = self._root_interrupt_record()
-        record_bytes = None if record is None else len(canonical_json(_timeless(record)))
+        record_bytes = None if record is None else len(canonical_json(timeless(record)))
         return Stored(continuations=continuations, record_bytes=record_bytes)
 
 
@@ -394,17 +349,6 @@ FILE_WRITES: Final = (
     "create_multi_agent",
     "update_multi_agent",
 )
-
-
-def _dig(stored: bytes | None, *path: str) -> Any:
-    """The value at ``path`` in a stored JSON document; None if absent or damaged."""
-    try:
-        value = json.loads(stored or b"{}")
-        for key in path:
-            value = value[key]
-    except (ValueError, KeyError, TypeError):
-        return None
-    return value
 
 
 def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
@@ -435,20 +379,3 @@ def _agent_id(path: str) -> str:
 def _scrub(text: str) -> str:
     """Per-run identity (uuids, timestamps) replaced, so the same run records the same events."""
     return TIMESTAMP.sub("<timestamp>", UUID.sub("<uuid>", text))
-
-
-SOME_TIME: Final = "2000-01-01T00:00:00.000000Z"  # the usual width of a snapshot's created_at
-
-
-def _timeless(value: Any) -> Any:
-    """``value`` with every ``created_at`` timestamp replaced by one of the same usual width:
-    the SDK drops the microseconds when they happen to be zero, and a size must not depend on
-    the clock."""
-    if isinstance(value, dict):
-        return {
-            key: SOME_TIME if key == "created_at" and isinstance(item, str) else _timeless(item)
-            for key, item in value.items()
-        }
-    if isinstance(value, list):
-        return [_timeless(item) for item in value]
-    return value
