@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.checkers.records import error_of, executed, listing, shown, shown_text, succeeded
+from harness.checkers.records import changed_by, error_of, shown, succeeded
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
 
@@ -29,21 +29,10 @@ def loud_safe_failure(history: History) -> list[Violation]:
                         step.index, "an error is raised or logged", "failure was silent"
                     )
                 )
-            if step.executions:
-                found.append(
-                    LOUD_SAFE_FAILURE.violation(
-                        step.index, "nothing runs", "ran " + listing(executed(step))
-                    )
-                )
-            now = shown(step)
-            if now != last_shown:
-                found.append(
-                    LOUD_SAFE_FAILURE.violation(
-                        step.index,
-                        "still pending " + listing(map(shown_text, last_shown)),
-                        "pending " + listing(map(shown_text, now)),
-                    )
-                )
+            found += [
+                LOUD_SAFE_FAILURE.violation(step.index, expected, seen)
+                for expected, seen in changed_by(step, last_shown)
+            ]
         if succeeded(step):
             last_shown = shown(step)
     return found

@@ -89,6 +89,23 @@ def shown_text(item: Shown) -> str:
     return f"{label}#{number} as {interrupt_id!r}"
 
 
+def changed_by(step: StepRecord, before: list[Shown]) -> list[tuple[str, str]]:
+    """What a step that had to be refused changed, as (expected, seen) pairs: what ran, and what
+    is pending unlike what was shown before it (I9 and I14 both require nothing)."""
+    found: list[tuple[str, str]] = []
+    if step.executions:
+        found.append(("nothing runs", "ran " + listing(executed(step))))
+    now = shown(step)
+    if now != before:
+        found.append(
+            (
+                "still pending " + listing(map(shown_text, before)),
+                "pending " + listing(map(shown_text, now)),
+            )
+        )
+    return found
+
+
 def listing(items: Iterable[str]) -> str:
     text = ", ".join(items)
     return text or "nothing"

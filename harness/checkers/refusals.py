@@ -10,14 +10,7 @@ applies it to another question, cannot make the step look like an ordinary one.
 
 from __future__ import annotations
 
-from harness.checkers.records import (
-    error_of,
-    executed,
-    is_conversation,
-    listing,
-    shown,
-    shown_text,
-)
+from harness.checkers.records import changed_by, error_of, is_conversation, shown
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History, StepRecord
 
@@ -51,19 +44,8 @@ def _judged(step: StepRecord, before: list[tuple[str, int, str]]) -> list[Violat
             f" (stop reason {stop_reason})" if stop_reason is not None else ""
         )
         found.append(UNKNOWN_ANSWERS_REFUSED.violation(step.index, REFUSED, seen))
-    if step.executions:
-        found.append(
-            UNKNOWN_ANSWERS_REFUSED.violation(
-                step.index, "nothing runs", "ran " + listing(executed(step))
-            )
-        )
-    now = shown(step)
-    if now != before:
-        found.append(
-            UNKNOWN_ANSWERS_REFUSED.violation(
-                step.index,
-                "still pending " + listing(map(shown_text, before)),
-                "pending " + listing(map(shown_text, now)),
-            )
-        )
+    found += [
+        UNKNOWN_ANSWERS_REFUSED.violation(step.index, expected, seen)
+        for expected, seen in changed_by(step, before)
+    ]
     return found
