@@ -11,10 +11,14 @@ place from the messages it is sent:
 Stateful-provider mode behaves like a provider that keeps server-side state: each turn has a
 response id (derived from agent, prompt and turn, so a rerun gets the same one), and a follow-up
 request must carry, as ``previous_response_id``, the id of the turn that wrote the conversation's
-latest assistant message; a missing or stale one is refused with ``ProviderError``.
+latest assistant message; a missing or stale one is refused with ``ProviderError``, and so is a
+response id sent with the first request of a conversation (a real provider would continue that
+other conversation).
 
 Every request is journaled (agent, prompt, turn, message count, model state received) in an
-append-only log that outlives restarts.
+append-only log that outlives restarts; a request the provider refuses is journaled with the
+refusal (``refused``), so the history shows it even when the framework swallows the error (an
+agent-as-tool that hands its parent an error tool result).
 """
 
 from __future__ import annotations
@@ -157,6 +161,7 @@ class ScriptedModel:
         """Choose, check and journal the next turn; update ``model_state`` as a provider would."""
         prompt, index, previous = place_in_script(conversation)
         received = json.loads(json.dumps(model_state, sort_keys=True))
+        refusal = self._refusal(previous, model_state.get(RESPONSE_ID))
         self.journal.append(
             {
                 "agent": self.agent,
@@ -165,14 +170,10 @@ class ScriptedModel:
                 "messages": message_count,
                 "model_state": received,
             }
+            | ({} if refusal is None else {"refused": refusal})
         )
-        if self.stateful_provider and previous is not None:
-            expected = response_id(self.agent, *previous)
-            sent = model_state.get(RESPONSE_ID)
-            if sent is None:
-                raise ProviderError(f"{self.agent}: follow-up request without previous_response_id")
-            if sent != expected:
-                raise ProviderError(f"{self.agent}: stale previous_response_id {sent!r}")
+        if refusal is not None:
+            raise ProviderError(f"{self.agent}: {refusal}")
         turns = self.script.turns_for(prompt)
         if index >= len(turns):
             raise ScriptError(f"{self.agent}: no turn {index} scripted for prompt {prompt!r}")
@@ -180,6 +181,23 @@ class ScriptedModel:
         if self.stateful_provider:
             model_state[RESPONSE_ID] = this_response
         return ScriptedTurn(prompt, index, turns[index], marker(prompt, index), this_response)
+
+    def _refusal(self, previous: tuple[str, int] | None, sent: Any) -> str | None:
+        """Why a stateful provider refuses a request whose conversation last heard ``previous``
+        (None: a first request) and that carries response id ``sent``; None if it accepts it.
+        The refusal of a first request does not quote the id: a framework may publish the error
+        text (an error tool result), and a response id in a public event is I8's canary."""
+        if not self.stateful_provider:
+            return None
+        if previous is None:
+            if sent is None:
+                return None
+            return "first request of a conversation with a previous_response_id"
+        if sent is None:
+            return "follow-up request without previous_response_id"
+        if sent != response_id(self.agent, *previous):
+            return f"stale previous_response_id {sent!r}"
+        return None
 
 
 def strip_marker(text: str) -> str:

@@ -84,7 +84,9 @@ class Agent(Strict):
     stateful_provider: bool = Field(
         False,
         description="Its model keeps server-side state: a follow-up request must carry the "
-        "previous response id from the model state.",
+        "previous response id from the model state, and the first request of a conversation "
+        "must carry none (it would continue another conversation); a request that breaks either "
+        "is refused, and the refusal is journaled.",
     )
     window: Window | None = Field(
         None, description="A sliding-window conversation manager (needs `sliding_window`)."

@@ -599,9 +599,40 @@ def test_i7_an_ephemeral_sub_agent_starts_a_later_call_with_an_earlier_calls_pro
     assert [(v.step, v.expected, v.seen) for v in violations("I7", leaked)] == [
         (
             2,
-            "orchestrator/worker_a starts each call with no provider state",
-            'orchestrator/worker_a started a call with provider state {"response_id": "resp-1"}',
+            'orchestrator/worker_a: the first request of its call "do your part" carries no '
+            "provider state from an earlier call",
+            'orchestrator/worker_a: the first request of its call "do your part" carried '
+            "provider state (response_id) from an earlier call",
         )
+    ]
+
+
+def test_i7_provider_state_on_an_ephemeral_sub_agents_very_first_request_is_named_so() -> None:
+    first = request("orchestrator/worker_a", 1, turn=0, response_id="resp-0", region="eu")
+    found = violations("I7", history(run(shows=[ask("deploy-a")], requests=[first])))
+
+    assert [v.seen for v in found] == [
+        'orchestrator/worker_a: the first request of its call "do your part" carried '
+        "provider state (region, response_id) before any call of its own"
+    ]
+
+
+def test_i7_judges_fresh_calls_on_a_target_that_does_not_measure_continuations() -> None:
+    """The journal shows what a call started with on any target; the stored sizes only where the
+    target measures them (``continuation_bytes``)."""
+    steps = colliding_ids()
+    steps[3] = {**steps[3], "stored": stored(1500, worker_b=760)}
+    leaked = run(
+        shows=[ask("deploy-a")],
+        requests=[request("orchestrator/worker_a", 1, turn=0, response_id="resp-1")],
+    )
+    unmeasured = frozenset(CAPABILITIES) - {"continuation_bytes"}
+
+    assert violations("I7", history(*steps)) != []  # measured, the sizes are judged
+    assert violations("I7", history(*steps, capabilities=unmeasured)) == []
+    assert [v.seen for v in violations("I7", history(leaked, capabilities=unmeasured))] == [
+        'orchestrator/worker_a: the first request of its call "do your part" carried '
+        "provider state (response_id) before any call of its own"
     ]
 
 

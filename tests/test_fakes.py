@@ -157,6 +157,37 @@ def test_a_stateful_provider_refuses_a_missing_or_stale_previous_response_id(
         core.next_turn([Prompt("p"), Reply(marker("p", 0)), None], 3, model_state)
 
 
+def test_a_stateful_provider_refuses_a_first_request_that_carries_a_response_id() -> None:
+    journal = AppendOnlyLog()
+    core = model(journal, TURNS, stateful=True)
+    earlier = response_id("agent", "p", 1)
+
+    with pytest.raises(ProviderError, match="first request of a conversation"):
+        core.next_turn([Prompt("q")], 1, {"response_id": earlier})
+
+    assert journal.records()[-1] == {
+        "agent": "agent",
+        "prompt": "q",
+        "turn": 0,
+        "messages": 1,
+        "model_state": {"response_id": earlier},
+        "refused": "first request of a conversation with a previous_response_id",
+    }
+
+
+def test_a_refused_request_is_journaled_with_the_refusal_an_accepted_one_without() -> None:
+    journal = AppendOnlyLog()
+    core = model(journal, TURNS, stateful=True)
+    first = core.next_turn([Prompt("p")], 1, {})
+
+    with pytest.raises(ProviderError, match="without previous_response_id"):
+        core.next_turn([Prompt("p"), Reply(first.marker), None], 3, {})
+
+    accepted, refused = journal.records()
+    assert "refused" not in accepted
+    assert refused["refused"] == "follow-up request without previous_response_id"
+
+
 def test_a_stateless_model_leaves_the_model_state_alone() -> None:
     model_state = {"kept": True}
 

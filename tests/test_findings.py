@@ -253,6 +253,27 @@ def test_notes_are_not_errors() -> None:
     assert recorded_errors(history) == ("ContinuationError: damaged", "from the control")
 
 
+def test_a_request_the_provider_refused_is_a_recorded_error_even_when_the_step_shows_none() -> None:
+    """A framework may swallow a sub-agent's failure (an error tool result); the journal still
+    holds the provider's refusal, and a witness may anchor on it."""
+
+    def step(index: int, requests: list[dict[str, object]]) -> StepRecord:
+        return StepRecord(index, "run", {}, {}, {"error": None}, [], [], requests, [], None)
+
+    accepted = {"agent": "orchestrator", "turn": 0}
+    refused = {"agent": "orchestrator/worker", "turn": 0, "refused": "first request ..."}
+    history = History(
+        "x",
+        {},
+        {},
+        (step(0, [accepted]),),
+        control=History("x", {}, {}, (step(0, [accepted, refused]),)),
+    )
+
+    assert recorded_errors(history) == ("orchestrator/worker: first request ...",)
+    assert recorded_errors(History("x", {}, {}, (step(0, [accepted]),))) == ()
+
+
 SAMPLES = [
     ("seen: 'send-mail ran 0 times$'", "findings.0.witnesses.0.seen", "anchored"),
     ("seen: '^send-mail ran 0 times'", "findings.0.witnesses.0.seen", "anchored"),

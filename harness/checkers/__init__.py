@@ -85,10 +85,10 @@ CHECKERS: tuple[Checker, ...] = (
     ),
     _checker(
         continuations.BOUNDED_CONTINUATION,
-        "An ephemeral sub-agent's continuation does not grow with its earlier completed calls, "
+        "An ephemeral sub-agent starts each call from its prompt alone, with no provider state "
+        "of an earlier call; its continuation does not grow with its earlier completed calls, "
         "and the orchestrator's record shrinks back once the interrupt resolves.",
         continuations.bounded_continuation,
-        frozenset({"continuation_bytes"}),
     ),
     _checker(
         privacy.PRIVATE_CONTINUATION,

@@ -65,22 +65,29 @@ def bounded_continuation(history: History) -> list[Violation]:
     turn, hence its continuation, then holds only that call, however many calls came before.
     (Comparing sizes instead would confuse a later call with a later point of the same call.)
     (c) After a step that ends the turn, the root's interrupt record is no larger than the
-    smallest seen at an earlier interrupt.
+    smallest seen at an earlier interrupt.  (a) and (c) read the stored sizes, so only on a
+    target that measures them (``continuation_bytes``); (b) reads the request journal, on any.
     """
+    sizes = "continuation_bytes" in history.target.get("capabilities", ())
     ephemeral = _ephemeral_paths(tree_of(history))
     smallest_record: int | None = None
     found: list[Violation] = []
     carried: set[tuple[str, str]] = set()  # (agent, what it carried): each reported once
+    called: set[str] = set()  # the ephemeral agents that made a request before this one
     for step in history.steps:
         for request in step.requests:
             agent = str(request.get("agent"))
-            if agent not in ephemeral or request.get("turn") != 0:
+            if agent not in ephemeral:
                 continue
-            for what, expected, seen in _carried_into_a_call(agent, request):
+            earlier = agent in called
+            called.add(agent)
+            if request.get("turn") != 0:
+                continue
+            for what, expected, seen in _carried_into_a_call(agent, request, earlier=earlier):
                 if (agent, what) not in carried:
                     carried.add((agent, what))
                     found.append(BOUNDED_CONTINUATION.violation(step.index, expected, seen))
-        if step.stored is None:
+        if step.stored is None or not sizes:
             continue
         stop_reason = step.observed.get("stop_reason") if is_conversation(step) else None
         continuations = list(step.stored.get("continuations", []))
@@ -107,9 +114,13 @@ def bounded_continuation(history: History) -> list[Violation]:
     return found
 
 
-def _carried_into_a_call(agent: str, request: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """What the first request of an ephemeral call brought from earlier calls: (what, expected,
-    seen) for its messages beyond the prompt and for provider state."""
+def _carried_into_a_call(
+    agent: str, request: dict[str, Any], *, earlier: bool
+) -> list[tuple[str, str, str]]:
+    """What the first request of an ephemeral call brought from earlier calls (``earlier``: the
+    agent made requests before): (what, expected, seen) for its messages beyond the prompt and
+    for provider state, named by its keys (their values differ from run to run of a scenario
+    family; the call is named by its prompt)."""
     carried = []
     if request.get("messages") != 1:
         carried.append(
@@ -121,12 +132,16 @@ def _carried_into_a_call(agent: str, request: dict[str, Any]) -> list[tuple[str,
         )
     state = request.get("model_state") or {}
     if state:
-        text = json.dumps(state, sort_keys=True, ensure_ascii=False)
+        call = (
+            f"the first request of its call {json.dumps(request.get('prompt'), ensure_ascii=False)}"
+        )
+        keys = ", ".join(sorted(str(key) for key in state))
+        source = "from an earlier call" if earlier else "before any call of its own"
         carried.append(
             (
                 "provider state",
-                f"{agent} starts each call with no provider state",
-                f"{agent} started a call with provider state {text}",
+                f"{agent}: {call} carries no provider state from an earlier call",
+                f"{agent}: {call} carried provider state ({keys}) {source}",
             )
         )
     return carried

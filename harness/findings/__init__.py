@@ -37,8 +37,9 @@ The format::
 
 A witness matches a violation of its invariant at a step of its kind when every pattern it gives
 matches in full: ``expected`` and ``seen`` the violation's own sentences, ``error`` some error the
-run recorded (a step's ``observed["error"]``, in the run or its restart-free control; notes are
-not errors).  Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and
+run recorded (a step's ``observed["error"]``, or a model request the provider refused, as
+"agent: refusal", in the run or its restart-free control; notes are not errors).  Patterns
+must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and
 are matched with ``re.fullmatch``; a witness gives at least one, and none may match any text
 (``^.*$``).
 

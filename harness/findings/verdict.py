@@ -199,14 +199,21 @@ def _excuse(
 
 
 def recorded_errors(history: History) -> tuple[str, ...]:
-    """The errors a run recorded (each step's ``observed["error"]``, then its control's); notes,
-    which every corruption leaves, are not errors."""
+    """The errors a run recorded (each step's ``observed["error"]``, then each model request the
+    provider refused, as "agent: refusal", which the framework may have swallowed; then the
+    control's); notes, which every corruption leaves, are not errors."""
     own = tuple(
         str(step.observed["error"])
         for step in history.steps
         if step.observed.get("error") is not None
     )
-    return own + (() if history.control is None else recorded_errors(history.control))
+    refused = tuple(
+        f"{request.get('agent')}: {request['refused']}"
+        for step in history.steps
+        for request in step.requests
+        if request.get("refused") is not None
+    )
+    return own + refused + (() if history.control is None else recorded_errors(history.control))
 
 
 def step_kind(history: History, violation: Violation) -> str:
