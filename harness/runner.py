@@ -322,13 +322,17 @@ class Recorder:
         return observation
 
     def _responses(self, step: Answer) -> list[tuple[PendingInterrupt, Any]]:
+        """What an answer step sends, in the order the file writes it: each label's questions
+        (in the order the root shows them), then each id; never re-sorted, so the order a
+        person answers in reaches the target."""
         chosen = [
-            (pending, step.answer[pending.label])
+            (pending, response)
+            for label, response in step.answer.items()
             for pending in self.shown
-            if pending.label is not None and pending.label in step.answer
+            if pending.label == label
         ]
         shown_ids = {pending.id: pending for pending in self.shown}
-        for interrupt_id, response in sorted(step.answer_ids.items()):
+        for interrupt_id, response in step.answer_ids.items():
             pending = shown_ids.get(interrupt_id) or PendingInterrupt(interrupt_id, "", None, None)
             chosen.append((pending, response))
         return chosen

@@ -39,7 +39,7 @@ def classes_of(scenario: Scenario) -> set[str]:
     if _colliding(scenario):
         found.add("colliding-ids")
     for agent, _ in agents:
-        for turn in agent.turns:
+        for turn in (turn for _, turns in agent.scripts() for turn in turns):
             tools = [call.tool for call in turn]
             if len(tools) != len(set(tools)):
                 found.add("twin-calls")
@@ -55,7 +55,7 @@ def _colliding(scenario: Scenario) -> bool:
     seen: dict[tuple[str, str], str] = {}
     for agent, _ in scenario.tree.walk():
         actions = {action.tool for action in agent.actions}
-        for turn in agent.turns:
+        for turn in (turn for _, turns in agent.scripts() for turn in turns):
             for call in turn:
                 if call.tool in actions:
                     owner = seen.setdefault((call.tool, call.id), agent.name)

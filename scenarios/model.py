@@ -33,7 +33,7 @@ from scenarios.steps import (
     Step,
     TaggedStep,
 )
-from scenarios.tree import Action, Agent, Call, Window
+from scenarios.tree import Action, Agent, Call, PromptScript, Turns, Window
 
 __all__ = [
     "CORRUPTIONS",
@@ -54,6 +54,7 @@ __all__ = [
     "GenericCorruption",
     "Location",
     "Name",
+    "PromptScript",
     "Repair",
     "Resend",
     "Response",
@@ -64,6 +65,7 @@ __all__ = [
     "Step",
     "Strict",
     "TaggedStep",
+    "Turns",
     "Window",
     "field_path",
 ]
@@ -144,6 +146,8 @@ class Scenario(Strict):
     - an answer names a label no action has;
     - a repair has no corruption before it;
     - a resend names a step that is not an earlier answer;
+    - an agent's `prompts` names a prompt it is never given (no run step gives it to the
+      root, no call of its parent gives it to a sub-agent);
     - a corruption's `which` asks for more stored continuations than the steps so far leave
       (at least two for `foreign`);
     - `expect.errors` names a step that does not exist, or one that must not fail (a run or an
@@ -182,6 +186,8 @@ class Scenario(Strict):
         repeated = sorted(label for label, count in labels.items() if count > 1)
         if repeated:
             raise FieldError(("tree",), f"action labels must be unique, {repeated} repeat")
+        runs = {step.run for step in self.steps if isinstance(step, Run)}
+        _prompts_given(self.tree, runs, ("tree",))
         first = next((step for step in self.steps if not isinstance(step, Restart)), None)
         if not isinstance(first, Run):
             raise FieldError(("steps",), "the first step other than a restart must be a run")
@@ -229,3 +235,24 @@ class Scenario(Strict):
             errors = tuple(renumber[index] for index in self.expect.errors if index in renumber)
             update["expect"] = self.expect.model_copy(update={"errors": errors})
         return self.model_copy(update=update)
+
+
+def _prompts_given(agent: Agent, given: set[str], where: tuple[str | int, ...]) -> None:
+    """Refuse a key of ``agent.prompts`` that is not among the prompts it is ``given``; then the
+    same for its sub-agents, each given the prompts its calls carry in any of ``agent``'s
+    turns."""
+    for prompt in agent.prompts:
+        if prompt not in given:
+            raise FieldError(
+                (*where, "prompts", prompt),
+                f"{agent.name!r} is never given this prompt; it is given {sorted(given)}",
+            )
+    for position, sub in enumerate(agent.sub_agents):
+        calls = {
+            call.prompt
+            for _, turns in agent.scripts()
+            for turn in turns
+            for call in turn
+            if call.tool == sub.name
+        }
+        _prompts_given(sub, calls, (*where, "sub_agents", position))

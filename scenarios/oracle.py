@@ -34,6 +34,7 @@ from scenarios.model import (
     Action,
     Agent,
     Answer,
+    Call,
     Corrupt,
     Repair,
     Resend,
@@ -92,12 +93,17 @@ class Activation:
     agent: Agent
     path: str
     ephemeral: bool
+    prompt: str  # what it was asked: its script may depend on it
     turn: int = 0
     calls: list[ActionCall | SubCall] | None = None
 
     @property
+    def turns(self) -> tuple[tuple[Call, ...], ...]:
+        return self.agent.turns_for(self.prompt)
+
+    @property
     def finished(self) -> bool:
-        return self.turn >= len(self.agent.turns)
+        return self.turn >= len(self.turns)
 
 
 @dataclass
@@ -118,7 +124,7 @@ class Oracle:
         label of the question the human was last shown as pending under it, None when none was
         (an id missing from it counts as not shown)."""
         if isinstance(step, Run):
-            return self._run()
+            return self._run(step.run)
         if isinstance(step, Answer):
             given: dict[str, str] = dict(step.answer)
             unknown = False
@@ -169,11 +175,11 @@ class Oracle:
             for call, question in self.named.get(index, ())
         )
 
-    def _run(self) -> Expected:
+    def _run(self, prompt: str) -> Expected:
         if self.root is not None and not self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
         tree = self.scenario.tree
-        self.root = Activation(tree, tree.name, ephemeral=False)
+        self.root = Activation(tree, tree.name, ephemeral=False, prompt=prompt)
         executed: list[str] = []
         self._advance(self.root, executed)
         return self._expect(executed, error="forbidden")
@@ -221,12 +227,11 @@ class Oracle:
             self.stuck = f"{CORRUPTED} ({step.corrupt})"
 
     def _advance(self, activation: Activation, executed: list[str]) -> None:
-        agent = activation.agent
         while not activation.finished:
             if activation.calls is None:
                 activation.calls = [
-                    self._start(activation, call.tool, executed)
-                    for call in agent.turns[activation.turn]
+                    self._start(activation, call, executed)
+                    for call in activation.turns[activation.turn]
                 ]
             else:
                 for call in activation.calls:
@@ -238,17 +243,17 @@ class Oracle:
             activation.calls = None
         self._release(activation)
 
-    def _start(self, parent: Activation, tool: str, executed: list[str]) -> ActionCall | SubCall:
+    def _start(self, parent: Activation, call: Call, executed: list[str]) -> ActionCall | SubCall:
         for action in parent.agent.actions:
-            if action.tool == tool:
+            if action.tool == call.tool:
                 return ActionCall(action)
-        sub = next(sub for sub in parent.agent.sub_agents if sub.name == tool)
+        sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         path = f"{parent.path}/{sub.name}"
         if sub.preserve_context:
             busy = self.live.get(path)
             if busy is not None and not busy.finished:
                 return SubCall(None)
-        activation = Activation(sub, path, ephemeral=not sub.preserve_context)
+        activation = Activation(sub, path, ephemeral=not sub.preserve_context, prompt=call.prompt)
         if sub.preserve_context:
             self.live[path] = activation
         self._advance(activation, executed)
@@ -301,7 +306,9 @@ class Oracle:
             pending=tuple(sorted((call.action.label, call.question) for call in pending)),
             executions=tuple(sorted(executed)),
             stop_reason=stop_reason,
-            final_answer=self.scenario.tree.answer if stop_reason == "end_turn" else None,
+            final_answer=self.root.agent.answer_for(self.root.prompt)
+            if self.root is not None and stop_reason == "end_turn"
+            else None,
             error=error,
             parked_continuations=self._parked_continuations(),
             unknown_answer=unknown_answer,

@@ -27,7 +27,15 @@ SCHEMA_FILE: Final = "scenario.schema.json"
 FORMAT_FILE: Final = "scenario-format.md"
 
 # the order of the sections; an object the model gains later is appended after these
-SECTIONS: Final[tuple[str, ...]] = ("Scenario", "Agent", "Action", "Call", "Window", "Expect")
+SECTIONS: Final[tuple[str, ...]] = (
+    "Scenario",
+    "Agent",
+    "Action",
+    "Call",
+    "PromptScript",
+    "Window",
+    "Expect",
+)
 STEP_KINDS: Final[tuple[str, ...]] = ("Run", "Answer", "Restart", "Corrupt", "Repair", "Resend")
 LONG_ENUM: Final = 4  # an enumeration longer than this gets its own list instead of a cell
 ENUM_TITLES: Final = {"scenario-classes": "scenario classes", "corrupt-corrupt": "corruptions"}

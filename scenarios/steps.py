@@ -20,7 +20,10 @@ class Run(Strict):
 
 
 class Answer(Strict):
-    """Answer every pending question of these actions (by label), or these root-visible ids."""
+    """Answer every pending question of these actions (by label), or these root-visible ids.
+    The answers reach the target in the order written: each label's questions (in the order the
+    root shows them), then each id; nothing is re-sorted.  To answer in an order across steps,
+    give one answer step after another (the questions left out stay pending meanwhile)."""
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 

@@ -65,6 +65,25 @@ class Call(Strict):
     )
 
 
+Turns = tuple[tuple[Call, ...], ...]
+
+
+class PromptScript(Strict):
+    """What an agent's model does for one prompt, in place of the agent's `turns` and `answer`:
+    so two calls of one sub-agent with different prompts can act and answer differently."""
+
+    turns: Turns = Field(
+        (),
+        description="Its tool-calling turns for this prompt, in order, each the list of tool "
+        "calls of one model message.",
+    )
+    answer: str | None = Field(
+        None,
+        description="The text its model answers with after its last tool-calling turn for this "
+        "prompt (default: the agent's `answer`).",
+    )
+
+
 class Agent(Strict):
     """An agent of the tree (the root is the orchestrator) and what its scripted model does.
     Its tools are its actions and its sub-agents: no two have the same name, every call in its
@@ -98,13 +117,18 @@ class Agent(Strict):
     )
     actions: tuple[Action, ...] = Field((), description="Its protected actions.")
     sub_agents: tuple[Agent, ...] = Field((), description="Agents it calls as tools.")
-    turns: tuple[tuple[Call, ...], ...] = Field(
+    turns: Turns = Field(
         (),
-        description="For every prompt it is given: its tool-calling turns, in order, each the "
+        description="For every prompt not in `prompts`: its tool-calling turns, in order, each the "
         "list of tool calls of one model message.",
     )
     answer: str = Field(
         "done", description="The text its model answers with after its last tool-calling turn."
+    )
+    prompts: dict[str, PromptScript] = Field(
+        default_factory=dict,
+        description="Per prompt it is given (a run's prompt for the root, a call's `prompt` for "
+        "a sub-agent): what its model does instead of `turns` and `answer`.",
     )
 
     @model_validator(mode="after")
@@ -113,19 +137,39 @@ class Agent(Strict):
         duplicates = sorted(name for name, count in Counter(tools).items() if count > 1)
         if duplicates:
             raise FieldError((), f"agent {self.name!r} has two tools named {duplicates}")
-        for index, turn in enumerate(self.turns):
-            for position, call in enumerate(turn):
-                if call.tool not in tools:
+        for where, turns in self.scripts():
+            for index, turn in enumerate(turns):
+                for position, call in enumerate(turn):
+                    if call.tool not in tools:
+                        raise FieldError(
+                            (*where, index, position, "tool"),
+                            f"calls {call.tool!r}, which is not one of {self.name!r}'s tools "
+                            f"{sorted(tools)}",
+                        )
+                ids = Counter(call.id for call in turn)
+                repeated = sorted(tool_use_id for tool_use_id, count in ids.items() if count > 1)
+                if repeated:
                     raise FieldError(
-                        ("turns", index, position, "tool"),
-                        f"calls {call.tool!r}, which is not one of {self.name!r}'s tools "
-                        f"{sorted(tools)}",
+                        (*where, index), f"repeats toolUseId {repeated} in one message"
                     )
-            ids = Counter(call.id for call in turn)
-            repeated = sorted(tool_use_id for tool_use_id, count in ids.items() if count > 1)
-            if repeated:
-                raise FieldError(("turns", index), f"repeats toolUseId {repeated} in one message")
         return self
+
+    def scripts(self) -> Iterator[tuple[tuple[str, ...], Turns]]:
+        """Every list of turns it may play, with where it is written: `turns`, then each
+        prompt's."""
+        yield ("turns",), self.turns
+        for prompt, script in self.prompts.items():
+            yield ("prompts", prompt, "turns"), script.turns
+
+    def turns_for(self, prompt: str) -> Turns:
+        """The tool-calling turns its model plays for ``prompt``."""
+        script = self.prompts.get(prompt)
+        return self.turns if script is None else script.turns
+
+    def answer_for(self, prompt: str) -> str:
+        """The text its model answers ``prompt`` with, after its last tool-calling turn."""
+        script = self.prompts.get(prompt)
+        return self.answer if script is None or script.answer is None else script.answer
 
     def walk(self, depth: int = 1) -> Iterator[tuple[Agent, int]]:
         """Every agent of the tree with its depth (the root is depth 1)."""

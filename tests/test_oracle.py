@@ -277,3 +277,53 @@ def test_the_restart_free_control_keeps_the_steps_a_file_expects_to_fail() -> No
     assert control.expect is not None
     assert control.expect.errors == (1, 2)
     assert [type(step).__name__ for step in control.steps] == ["Run", "Answer", "Resend"]
+
+
+def twin_mailer_calls() -> dict[str, Any]:
+    """One mailer called twice with different prompts, each prompt scripted differently."""
+    return {
+        "name": "root",
+        "turns": [[{"tool": "mailer", "id": "1", "prompt": "mail Ana"}]],
+        "prompts": {
+            "urgent": {
+                "turns": [
+                    [
+                        {"tool": "mailer", "id": "1", "prompt": "mail Ana"},
+                        {"tool": "mailer", "id": "2", "prompt": "mail Bo"},
+                    ]
+                ],
+                "answer": "both mailed",
+            }
+        },
+        "sub_agents": [
+            {
+                "name": "mailer",
+                "actions": [
+                    {"tool": "send", "label": "SEND"},
+                    {"tool": "send_urgent", "label": "URGENT"},
+                ],
+                "turns": [[{"tool": "send", "id": "s"}]],
+                "prompts": {"mail Bo": {"turns": [[{"tool": "send_urgent", "id": "s"}]]}},
+            }
+        ],
+    }
+
+
+def test_each_prompt_plays_its_own_script_and_the_root_answers_its_prompts_text() -> None:
+    run, bo, ana = expectations(
+        scenario(
+            twin_mailer_calls(),
+            [{"run": "urgent"}, {"answer": {"URGENT": "approve"}}, {"answer": {"SEND": "deny"}}],
+        )
+    )
+    assert run.pending == (("SEND", 1), ("URGENT", 1))
+    assert (bo.executions, bo.pending) == (("URGENT",), (("SEND", 1),))
+    assert (ana.executions, ana.stop_reason, ana.final_answer) == ((), "end_turn", "both mailed")
+
+
+def test_a_prompt_without_a_script_of_its_own_plays_the_agents_turns() -> None:
+    steps = [{"run": "calm"}, {"answer": {"SEND": "approve"}}, {"run": "urgent"}]
+    run, done, urgent = expectations(scenario(twin_mailer_calls(), steps))
+    assert run.pending == (("SEND", 1),)
+    assert (done.executions, done.final_answer) == (("SEND",), "done")
+    assert urgent.pending == (("SEND", 1), ("URGENT", 1))

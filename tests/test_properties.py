@@ -81,6 +81,7 @@ CAUGHT_BY = {
     "resume-by-responses": {"I3"},
     "history-accumulation": {"I7"},
     "reuse-stale-answers": {"I14"},
+    "swap-twin-answers": {"I2"},
 }
 
 

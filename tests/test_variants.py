@@ -145,6 +145,12 @@ CASES = (
         frozenset({"I7"}),
         quiet=DELIVERY,
     ),
+    Case(
+        "swap-twin-answers",
+        regression("twin-calls-answered-one-by-one"),
+        frozenset({"I2", "I10", "O"}),
+        quiet=frozenset({"I1", "I4"}),
+    ),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
 )

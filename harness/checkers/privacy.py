@@ -72,7 +72,14 @@ def _canaries(history: History) -> list[tuple[str, str]]:
 def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
     """Per step: the markers (as whole strings inside a JSON dump) of the tool-calling turns
     sub-agents played at earlier steps, less the turns this step played again."""
-    calls = {path: len(agent.turns) for path, agent in sub_agent_paths(tree_of(history))}
+    agents = dict(sub_agent_paths(tree_of(history)))
+
+    def calling(request: dict[str, Any]) -> bool:
+        """Whether the request played one of its agent's tool-calling turns for its prompt."""
+        agent = agents.get(str(request.get("agent")))
+        turns = 0 if agent is None else len(agent.turns_for(str(request.get("prompt"))))
+        return int(request.get("turn", 0)) < turns
+
     played: set[tuple[str, int]] = set()  # (prompt, turn) of sub-agents' tool-calling turns
     stored: dict[int, list[tuple[str, str]]] = {}
     for step in history.steps:
@@ -88,7 +95,7 @@ def _stored_messages(history: History) -> dict[int, list[tuple[str, str]]]:
         played |= {
             (str(request.get("prompt")), int(request.get("turn", 0)))
             for request in step.requests
-            if int(request.get("turn", 0)) < calls.get(str(request.get("agent")), 0)
+            if calling(request)
         }
     return stored
 

@@ -148,7 +148,7 @@ def requirements(scenario: Scenario) -> set[str]:
                 needed.add("storeless_sub_agents")
         if _repeats_tool_use_ids(agent):
             needed.add("repeated_tool_use_ids")
-        if any(call.id == "" for turn in agent.turns for call in turn):
+        if any(call.id == "" for _, turns in agent.scripts() for turn in turns for call in turn):
             needed.add("empty_tool_use_ids")
         if agent.stateful_provider:
             needed.add("stateful_provider")
@@ -168,13 +168,14 @@ def requirements(scenario: Scenario) -> set[str]:
 
 
 def _repeats_tool_use_ids(agent: Agent) -> bool:
-    """Whether the agent's scripted turns hold an id an earlier turn used."""
-    seen: set[str] = set()
-    for turn in agent.turns:
-        ids = [call.id for call in turn]
-        if seen & set(ids):
-            return True
-        seen.update(ids)
+    """Whether the agent's scripted turns for one prompt hold an id an earlier turn used."""
+    for _, turns in agent.scripts():
+        seen: set[str] = set()
+        for turn in turns:
+            ids = [call.id for call in turn]
+            if seen & set(ids):
+                return True
+            seen.update(ids)
     return False
 
 

@@ -17,6 +17,7 @@ from fakes.model import (
     ProviderError,
     ScriptedModel,
     ScriptError,
+    Turn,
     strip_marker,
 )
 from fakes.model import ToolCall as ScriptedCall
@@ -86,25 +87,36 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
 
 
 def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) -> AgentScript:
-    """The agent's turns for any prompt: its tool-calling turns, then its answer.
+    """The agent's turns for each prompt: its tool-calling turns, then its answer (those of its
+    `prompts` entry for a prompt it names, else its `turns` and `answer`).
 
     A sub-agent call carries its prompt under ``prompt_field`` (the SDK's agent-as-tool input).
     """
     sub_agents = {sub.name for sub in agent.sub_agents}
-    turns = tuple(
-        CallTools(
-            tuple(
-                ScriptedCall(
-                    tool=call.tool,
-                    tool_use_id=call.id,
-                    input={prompt_field: call.prompt} if call.tool in sub_agents else {},
+
+    def played(turns: scenario_model.Turns, answer: str) -> tuple[Turn, ...]:
+        calling = tuple(
+            CallTools(
+                tuple(
+                    ScriptedCall(
+                        tool=call.tool,
+                        tool_use_id=call.id,
+                        input={prompt_field: call.prompt} if call.tool in sub_agents else {},
+                    )
+                    for call in turn
                 )
-                for call in turn
             )
+            for turn in turns
         )
-        for turn in agent.turns
+        return (*calling, Answer(answer))
+
+    return AgentScript(
+        turns_by_prompt={
+            prompt: played(agent.turns_for(prompt), agent.answer_for(prompt))
+            for prompt in agent.prompts
+        },
+        default=played(agent.turns, agent.answer),
     )
-    return AgentScript(default=(*turns, Answer(agent.answer)))
 
 
 def agents_by_path(tree: scenario_model.Agent, path: str = "") -> dict[str, scenario_model.Agent]:

@@ -145,7 +145,8 @@ class StrandsSession(RebuildingSession):
         self.callee = {  # toolUseId -> the sub-agent it calls, to name a stored turn's owner
             call.id: call.tool
             for agent in self.agents.values()
-            for turn in agent.turns
+            for _, turns in agent.scripts()
+            for turn in turns
             for call in turn
             if call.tool in {sub.name for sub in agent.sub_agents}
         }

@@ -50,6 +50,7 @@ from harness.targets.variants_routing import (
     NoOwnershipCheckTool,
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
+    SwapTwinAnswersTool,
 )
 from scenarios.model import Scenario
 
@@ -215,6 +216,12 @@ _ALL: Final = (
         "an answer naming no pending question answers the one now asked at its place, or is "
         "dropped silently",
         agent_class=ReuseStaleAnswersAgent,
+    ),
+    Variant(
+        "swap-twin-answers",
+        "on resume a call is given the answers meant for its twin call of the same sub-agent "
+        "(the next call in the parent's turn)",
+        tool_class=SwapTwinAnswersTool,
     ),
     Variant(
         "history-accumulation",

@@ -10,7 +10,16 @@ import functools
 from collections.abc import Mapping
 from dataclasses import replace
 
-from harness.reference.agent import Agent, AgentResult, Completed, Interrupted, ToolOutcome
+from harness.reference import routing
+from harness.reference.agent import (
+    Agent,
+    AgentResult,
+    Completed,
+    Interrupted,
+    ToolOutcome,
+    ToolUse,
+    call_key,
+)
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.naming import NotANestedId, split_root_visible_id
 from harness.reference.state import JSON, AgentState
@@ -130,6 +139,36 @@ class ResumeByResponsesTool(SubAgentTool):
 
     def owns(self, caller: AgentState, outer: str) -> bool:
         return bool(self.responses(caller, outer))
+
+
+class SwapTwinAnswersTool(SubAgentTool):
+    """On resume, a call is given the answers meant for its twin: the next call of the same
+    sub-agent in the parent's turn (the last one's go to the first).
+
+    Differs from the reference in ``responses``: the answers are read under the twin call's key
+    instead of this call's, as an implementation keying parked calls by sub-agent and position
+    (not by call) would after a restart.
+    """
+
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        twins = self._calls_in_turn(caller)
+        if outer not in twins or len(twins) < 2:
+            return super().responses(caller, outer)
+        twin = twins[(twins.index(outer) + 1) % len(twins)]
+        return routing.responses_for_call(caller.interrupt_state.interrupts, twin)
+
+    def _calls_in_turn(self, caller: AgentState) -> list[str]:
+        """The keys of this sub-agent's calls in the parent's latest model turn, in order."""
+        last = next(
+            (message for message in reversed(caller.messages) if message["role"] == "assistant"),
+            None,
+        )
+        blocks = [] if last is None else last["content"]
+        return [
+            call_key(caller, ToolUse(use["toolUseId"], use["name"], use["input"]))
+            for use in (block["toolUse"] for block in blocks if "toolUse" in block)
+            if use["name"] == self.name
+        ]
 
 
 # --- answers: which question an answer is for ------------------------------------------------
