@@ -144,14 +144,37 @@ def run_mutmut(workdir: Path, patterns: Iterable[str], max_children: int) -> Non
         raise MutationError(f"mutmut run exited {finished.returncode}")
 
 
-def show(workdir: Path, name: str) -> str:
-    """The diff of one mutant (``mutmut show``)."""
+# every diff in one process: each ``mutmut show`` costs a second of interpreter and mutmut
+# start-up, once per survivor otherwise; its output, then a line holding only ENDED
+SHOW_EACH: Final = """
+import sys
+from mutmut.__main__ import cli
+for name in sys.argv[1:]:
+    cli.main(["show", name], standalone_mode=False)
+    print("\\0", flush=True)
+"""
+ENDED: Final = "\0"
+
+
+def show(workdir: Path, names: Iterable[str]) -> dict[str, str]:
+    """Each mutant's diff (``mutmut show``), by name, from one mutmut process."""
+    wanted = list(names)
+    if not wanted:
+        return {}
     finished = subprocess.run(
-        [sys.executable, "-m", "mutmut", "show", name],
+        [sys.executable, "-c", SHOW_EACH, *wanted],
         cwd=workdir,
         capture_output=True,
         text=True,
         check=False,
     )
-    lines = finished.stdout.splitlines()
-    return "\n".join(line for line in lines if not line.startswith("# "))
+    shown = finished.stdout.split(f"\n{ENDED}\n")
+    if finished.returncode != 0 or len(shown) != len(wanted) + 1:
+        raise MutationError(
+            f"mutmut show exited {finished.returncode} after {len(shown) - 1} of "
+            f"{len(wanted)} diffs: {finished.stderr.strip().splitlines()[-1:] or ['no error']}"
+        )
+    return {
+        name: "\n".join(line for line in text.splitlines() if not line.startswith("# "))
+        for name, text in zip(wanted, shown, strict=False)
+    }

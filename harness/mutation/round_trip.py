@@ -91,10 +91,10 @@ def mutate(
     if patterns:
         wanted = [re.compile(re.escape(p).replace(r"\*", ".*")) for p in patterns]
         result.mutants = [m for m in result.mutants if any(w.fullmatch(m.name) for w in wanted)]
-    for mutant in result.of("survived"):
-        if progress is not None:
-            progress(f"diff of {mutant.name}")
-        result.diffs[mutant.name] = show(workdir, mutant.name)
+    survivors = [mutant.name for mutant in result.of("survived")]
+    if progress is not None and survivors:
+        progress(f"diffs of {len(survivors)} survivors")
+    result.diffs.update(show(workdir, survivors))
     return document(result, load_equivalent(), since)
 
 
