@@ -78,6 +78,7 @@ NOT_SUPPORTED: Final = {
     "sliding_window": "no conversation manager with a window and per_turn",
     "multi_question": "needs_approval asks once per tool call",
     "hook_interrupts": "no hook can pause a run for a human",
+    "gated_sub_agents": "not written yet",
     "repeated_tool_use_ids": "the Model interface requires every call id of a run (and of its "
     "resumes) to be new: a repeated one is taken for an already-completed call",
     "empty_tool_use_ids": "the Model interface requires non-empty call ids: an empty one raises "
