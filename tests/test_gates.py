@@ -25,6 +25,7 @@ from scenarios.oracle import expectations
 
 GATED = "gated-agent-call"
 DENIED = "gated-agent-call-denied"
+NESTED = "gated-agent-call-nested"
 
 
 def regression(stem: str) -> Scenario:
@@ -66,6 +67,7 @@ def test_the_gate_is_asked_first_and_its_approval_calls_the_sub_agent_which_asks
         ((("ask-researcher", 1),), (), "interrupt", "forbidden"),
         ((("publish-report", 1),), (), "interrupt", "forbidden"),
         ((("publish-report", 1),), (), None, "forbidden"),
+        ((("publish-report", 1),), (), None, "required"),  # the gate's approval again: refused
         ((), ("publish-report",), "end_turn", "forbidden"),
     ]
 
@@ -135,7 +137,7 @@ def reference_history(stem: str) -> History:
     return run_scenario(ReferenceTarget(), regression(stem), stem)
 
 
-@pytest.mark.parametrize("stem", [GATED, DENIED])
+@pytest.mark.parametrize("stem", [GATED, DENIED, NESTED])
 def test_the_reference_holds_on_every_gate_regression_file(stem: str) -> None:
     assert check(reference_history(stem)) == []
 
@@ -153,7 +155,7 @@ def test_the_gate_and_the_sub_agents_question_are_shown_under_ids_of_their_own()
     assert [(item["id"], item["label"]) for item in steps[1].answered] == [
         (gate_id, "ask-researcher")
     ]
-    assert [(item["id"], item["label"]) for item in steps[3].answered] == [
+    assert [(item["id"], item["label"]) for item in steps[4].answered] == [
         (nested_id, "publish-report")
     ]
 
@@ -208,6 +210,8 @@ def test_i1_gate_rule_leaves_questions_outside_the_gated_sub_agent_alone() -> No
         ("gate-answers-nested", DENIED, {"I2", "I4", "O"}),
         ("gate-asked-again", GATED, {"I2", "I3", "O"}),
         ("gate-asked-again", DENIED, {"I3", "O"}),
+        ("gate-answers-nested", NESTED, {"I2", "I4", "I11", "O"}),
+        ("gate-asked-again", NESTED, {"I2", "I3", "I11", "O"}),
     ],
 )
 def test_a_gate_variant_is_caught_by_the_gate_regression_files(
