@@ -13,7 +13,8 @@ from harness.targets import registry
 from harness.targets.base import requirements
 from harness.targets.reference import ReferenceTarget
 from scenarios import counterexamples
-from scenarios.model import Scenario
+from scenarios.model import Answer, Restart, Scenario
+from scenarios.oracle import Oracle
 from scenarios.strategies.gates import GATE_CAPABILITY, can_draw, gated_scenarios
 
 REFERENCE = ReferenceTarget()
@@ -79,3 +80,43 @@ def test_a_target_without_gates_draws_nothing_from_the_family() -> None:
     assert not can_draw(frozenset({"restart"}))
     with pytest.raises(ValueError, match=GATE_CAPABILITY):
         find(gated_scenarios(capabilities=frozenset({"restart"})), lambda _: True)
+
+
+def situations(scenario: Scenario) -> set[str]:
+    """What a gated scenario exercises, read off the scenario and the oracle: a question of a
+    gated sub-agent asked once its gate was approved, a restart while one waits, a denied gate."""
+    below = {
+        agent.gate: {action.label for inner, _ in agent.walk() for action in inner.actions}
+        for agent, _ in scenario.tree.walk()
+        if agent.gate is not None
+    }
+    oracle, approved, found = Oracle(scenario), set(), set()
+    for index, step in enumerate(scenario.steps):
+        expected = oracle.step(index, step)
+        if isinstance(step, Answer):
+            approved |= {gate for gate in below if step.answer.get(gate) == "approve"}
+            if any(step.answer.get(gate) == "deny" for gate in below):
+                found.add("gate denied")
+        if any(label in below[gate] for gate in approved for label, _ in expected.pending):
+            found.add("nested question after its gate")
+            if isinstance(step, Restart):
+                found.add("restart while it waits")
+    return found
+
+
+def test_the_family_draws_the_gated_call_situations() -> None:
+    drawn: list[Scenario] = []
+
+    @settings(SMALL, max_examples=100, phases=[Phase.generate])
+    @given(gated_scenarios())
+    def collect(scenario: Scenario) -> None:
+        drawn.append(scenario)
+
+    collect()
+    counts = {
+        name: sum(name in situations(scenario) for scenario in drawn)
+        for name in ("nested question after its gate", "restart while it waits", "gate denied")
+    }
+    assert counts["nested question after its gate"] >= 20, counts
+    assert counts["restart while it waits"] >= 5, counts
+    assert counts["gate denied"] >= 3, counts
