@@ -20,14 +20,14 @@ Where the parked sub-agent turn lives between the question and the answer:
 
 A call resumes only when the parent owns an interrupt under its prefix and the sub-agent's own
 interrupt state is parked; a call that does not own a parked sub-agent's turn never takes it.
+The two routing decisions are methods, ``owns`` and ``responses``, so a known-bad variant
+(``harness.targets.variants_routing``) replaces one of them and nothing else.
 
 A gated sub-agent (``gate``) is asked for first, on every run of the call: the gate asks its
 question through the call's own ``ToolCall.interrupt``, so it is an ordinary tool question of
 the parent (``naming.tool_interrupt_id``, never under the nested prefix) and is answered, kept
 and replayed like one; only once it is approved is the sub-agent called or resumed, and only the
 answers under the nested prefix are routed down to it.
-The two routing decisions are methods, ``owns`` and ``responses``, so a known-bad variant
-(``harness.targets.variants_routing``) replaces one of them and nothing else.
 """
 
 from __future__ import annotations
