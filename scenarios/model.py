@@ -103,6 +103,7 @@ ScenarioClass = Literal[
     "event-payload",
     "twin-calls",
     "unknown-answers",
+    "gated-agent-call",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -127,6 +128,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "twin-calls": "one sub-agent called twice in one orchestrator turn",
     "unknown-answers": "an answer names no pending question: an id nothing shows, or one "
     "answered already",
+    "gated-agent-call": "a caller asks before calling a gated sub-agent, which then asks its own "
+    "question in the same call",
 }
 
 
@@ -141,9 +144,10 @@ class Scenario(Strict):
 
     Beyond each field's own type, a scenario is refused when:
 
-    - two actions anywhere in the tree share a label;
+    - two actions anywhere in the tree share a label (a gate's label counts as an action's),
+      or the root has a gate;
     - the first step other than a restart is not a run;
-    - an answer names a label no action has;
+    - an answer names a label no action (or gate) has;
     - a repair has no corruption before it;
     - a resend names a step that is not an earlier answer;
     - an agent's `prompts` names a prompt it is never given (no run step gives it to the
@@ -182,7 +186,11 @@ class Scenario(Strict):
 
     @model_validator(mode="after")
     def _labels_and_steps(self) -> Scenario:
-        labels = Counter(action.label for agent, _ in self.tree.walk() for action in agent.actions)
+        if self.tree.gate is not None:
+            raise FieldError(
+                ("tree", "gate"), "the root has no caller to ask: only a sub-agent can be gated"
+            )
+        labels = Counter(self.labels)
         repeated = sorted(label for label, count in labels.items() if count > 1)
         if repeated:
             raise FieldError(("tree",), f"action labels must be unique, {repeated} repeat")
@@ -216,7 +224,10 @@ class Scenario(Strict):
 
     @property
     def labels(self) -> list[str]:
-        return [action.label for agent, _ in self.tree.walk() for action in agent.actions]
+        """Every label the human may answer by: each action's, then each gate's."""
+        actions = [action.label for agent, _ in self.tree.walk() for action in agent.actions]
+        gates = [agent.gate for agent, _ in self.tree.walk() if agent.gate is not None]
+        return actions + gates
 
     def depth(self) -> int:
         return max(depth for _, depth in self.tree.walk())

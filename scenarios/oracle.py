@@ -17,6 +17,10 @@ Semantics it encodes, each straight from docs/invariants.md:
   until the damage is repaired: an answer refused meanwhile then still works when re-sent;
 * a preserve_context sub-agent with a parked turn refuses a second caller (it never takes
   another call's turn): that call ends at once with an error result;
+* a call of a gated sub-agent first asks its gate's one question (pending under the gate's
+  label); approved, the sub-agent is called then (and may ask its own questions in the same
+  call), denied, it is never called and the call ends with a refusal; a gate's approval runs
+  nothing in the ledger and is never an answer to the sub-agent's own questions;
 * an answer that names a question not pending (an id the human was not shown as pending, or
   one already answered: a re-sent answer that was carried out) must be refused loudly and
   change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
@@ -71,6 +75,7 @@ class ActionCall:
     action: Action
     question: int = 1
     outcome: Literal["asking", "ran", "refused"] = "asking"
+    gate: bool = False  # a gate's question: approved, it calls its sub-agent and runs nothing
 
     @property
     def complete(self) -> bool:
@@ -79,10 +84,14 @@ class ActionCall:
 
 @dataclass
 class SubCall:
-    activation: Activation | None  # None: refused at once (its sub-agent was busy)
+    activation: Activation | None  # None: not called (its sub-agent was busy, or gated)
+    gate: ActionCall | None = None  # a gated call's gate question
+    waiting: Call | None = None  # a gated call not made yet: made once its gate is approved
 
     @property
     def complete(self) -> bool:
+        if self.gate is not None and self.gate.outcome == "asking":
+            return False
         return self.activation is None or self.activation.finished
 
 
@@ -201,7 +210,8 @@ class Oracle:
                 call.question += 1
             elif response == "approve":
                 call.outcome = "ran"
-                executed.append(call.action.label)
+                if not call.gate:
+                    executed.append(call.action.label)
             elif response == "deny":
                 call.outcome = "refused"
         self._advance(self.root, executed)
@@ -235,7 +245,9 @@ class Oracle:
                 ]
             else:
                 for call in activation.calls:
-                    if isinstance(call, SubCall) and call.activation is not None:
+                    if isinstance(call, SubCall) and call.waiting is not None:
+                        self._open_gate(activation, call, executed)
+                    elif isinstance(call, SubCall) and call.activation is not None:
                         self._advance(call.activation, executed)
             if not all(call.complete for call in activation.calls):
                 return
@@ -247,6 +259,24 @@ class Oracle:
         for action in parent.agent.actions:
             if action.tool == call.tool:
                 return ActionCall(action)
+        sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
+        if sub.gate is not None:
+            gate = ActionCall(Action(tool=sub.name, label=sub.gate), gate=True)
+            return SubCall(None, gate=gate, waiting=call)
+        return self._call(parent, call, executed)
+
+    def _open_gate(self, parent: Activation, sub_call: SubCall, executed: list[str]) -> None:
+        """A gated call whose gate was answered: approved, its sub-agent is called now."""
+        gate, call = sub_call.gate, sub_call.waiting
+        if gate is None or call is None or gate.outcome == "asking":
+            return
+        sub_call.waiting = None
+        if gate.outcome == "ran":
+            sub_call.activation = self._call(parent, call, executed).activation
+
+    def _call(self, parent: Activation, call: Call, executed: list[str]) -> SubCall:
+        """The call of a sub-agent (its gate, if any, approved): a new activation, played up to
+        its first question; or, when its preserve_context sub-agent is busy, an error result."""
         sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         path = f"{parent.path}/{sub.name}"
         if sub.preserve_context:
@@ -268,6 +298,9 @@ class Oracle:
         for call in activation.calls or []:
             if isinstance(call, ActionCall) and call.outcome == "asking":
                 asking.append(call)
+            elif isinstance(call, SubCall) and call.gate is not None and call.waiting is not None:
+                if call.gate.outcome == "asking":
+                    asking.append(call.gate)
             elif isinstance(call, SubCall) and call.activation is not None:
                 asking.extend(self._asking(call.activation))
         return asking

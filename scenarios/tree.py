@@ -110,6 +110,12 @@ class Agent(Strict):
     window: Window | None = Field(
         None, description="A sliding-window conversation manager (needs `sliding_window`)."
     )
+    gate: Name | None = Field(
+        None,
+        description="For a sub-agent: before each call its caller asks one question under this "
+        "label (answered like an action's; unique among all labels); approved, the sub-agent is "
+        "called, denied, it is not and its caller gets a refusal (needs `gated_sub_agents`).",
+    )
     state: dict[str, Any] = Field(
         default_factory=dict,
         description="Initial key/value state; its strings are canaries that must never show "

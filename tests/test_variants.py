@@ -153,6 +153,8 @@ CASES = (
     ),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
+    Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
+    Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
 )
 
 

@@ -5,9 +5,17 @@ from __future__ import annotations
 from collections import defaultdict
 
 from fakes.protected import question_name
-from harness.checkers.records import UNLABELLED, label_of, listing, question_of, shown
+from harness.checkers.records import (
+    UNLABELLED,
+    label_of,
+    listing,
+    question_of,
+    shown,
+    tree_of,
+)
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
+from scenarios.tree import Agent
 
 UNIQUE_NAMES_UP = Invariant("I1", "unique-names-up")
 FRESH_QUESTIONS = Invariant("I12", "fresh-questions")
@@ -19,7 +27,10 @@ def unique_names_up(history: History) -> list[Violation]:
     At every step the ids of the interrupts the root shows are pairwise distinct; one violation
     per step, naming each shared id and the questions shown under it.  Renaming up changes the
     id only: a question shown at the root carries the name it was asked under (``approval``,
-    ``approval-2``, ...), once per question and name seen.
+    ``approval-2``, ...), once per question and name seen.  And a gated sub-agent's questions
+    (any label below it) are never shown under an id its gate's question was shown under, at
+    any step: the gate is answered before they are asked, so the two are never pending together,
+    but an answer by id must still name one of them only.
     """
     found: list[Violation] = []
     misnamed: set[tuple[str, int, object]] = set()
@@ -46,7 +57,8 @@ def unique_names_up(history: History) -> list[Violation]:
         if shared:
             seen = "; ".join(shared)
             found.append(UNIQUE_NAMES_UP.violation(step.index, "distinct root-visible ids", seen))
-    return found
+    found.extend(_gate_ids_reused(history))
+    return sorted(found, key=lambda violation: violation.step or 0)
 
 
 def fresh_questions(history: History) -> list[Violation]:
@@ -89,4 +101,44 @@ def fresh_questions(history: History) -> list[Violation]:
                         )
                     )
             ids[(label, number)].add(interrupt_id)
+    return found
+
+
+def _gated_labels(tree: Agent) -> dict[str, frozenset[str]]:
+    """Each gate's label, with the labels of every question asked below its sub-agent."""
+    gated: dict[str, frozenset[str]] = {}
+    for agent, _ in tree.walk():
+        if agent.gate is not None:
+            below = {action.label for inner, _ in agent.walk() for action in inner.actions}
+            below |= {inner.gate for inner, _ in agent.walk() if inner.gate and inner is not agent}
+            gated[agent.gate] = frozenset(below)
+    return gated
+
+
+def _gate_ids_reused(history: History) -> list[Violation]:
+    """A question below a gated sub-agent shown under an id its gate was shown under: one
+    violation per (question, id), at the first step it shows."""
+    gated = _gated_labels(tree_of(history))
+    if not gated:
+        return []
+    gate_ids: dict[str, str] = {}  # id -> the gate first shown under it
+    found: list[Violation] = []
+    reported: set[tuple[str, int, str]] = set()
+    for step in history.steps:
+        for label, _, interrupt_id in shown(step):
+            if label in gated:
+                gate_ids.setdefault(interrupt_id, label)
+        for item in shown(step):
+            label, number, interrupt_id = item
+            gate = gate_ids.get(interrupt_id)
+            if gate is None or label not in gated[gate] or item in reported:
+                continue
+            reported.add(item)
+            found.append(
+                UNIQUE_NAMES_UP.violation(
+                    step.index,
+                    f"{label}#{number} asked under an id other than its gate {gate}'s",
+                    f"{label}#{number} asked under {interrupt_id!r}, the id of gate {gate}#1",
+                )
+            )
     return found

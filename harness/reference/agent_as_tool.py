@@ -22,12 +22,18 @@ A call resumes only when the parent owns an interrupt under its prefix and the s
 interrupt state is parked; a call that does not own a parked sub-agent's turn never takes it.
 The two routing decisions are methods, ``owns`` and ``responses``, so a known-bad variant
 (``harness.targets.variants_routing``) replaces one of them and nothing else.
+
+A gated sub-agent (``gate``) is asked for first, on every run of the call: the gate asks its
+question through the call's own ``ToolCall.interrupt``, so it is an ordinary tool question of
+the parent (``naming.tool_interrupt_id``, never under the nested prefix) and is answered, kept
+and replayed like one; only once it is approved is the sub-agent called or resumed, and only the
+answers under the nested prefix are routed down to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from harness.reference import continuation, routing
 from harness.reference.agent import (
@@ -51,6 +57,14 @@ class LostTurnError(continuation.ContinuationError):
     """A preserve_context=True sub-agent came back from a restart without its parked turn."""
 
 
+class Gate(Protocol):
+    """What a caller asks before it calls a gated sub-agent."""
+
+    def refusal(self, call: ToolCall) -> str | None:
+        """Ask through ``call.interrupt`` (which raises until answered); None when approved, else
+        the result the call ends with instead of calling the sub-agent."""
+
+
 class SubAgentTool:
     def __init__(
         self,
@@ -59,10 +73,12 @@ class SubAgentTool:
         *,
         preserve_context: bool,
         live: Agent | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.name = name
         self.build = build
         self.preserve_context = preserve_context
+        self.gate = gate
         self.live = live if live is not None else (build() if preserve_context else None)
         # ephemeral sub-agents parked in this process, with the entry stored for each
         self.parked: dict[str, tuple[JSON, Agent]] = {}
@@ -83,6 +99,9 @@ class SubAgentTool:
             sub_agent.prepare_resume(self.responses(caller, outer))
 
     def run(self, call: ToolCall) -> ToolOutcome:
+        refusal = None if self.gate is None else self.gate.refusal(call)
+        if refusal is not None:
+            return Completed(refusal)
         outer = call.key
         owned = self.owns(call.caller, outer)
         sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from harness.reference.agent import Agent, AgentError, AgentResult, EventSink, Model, Tool
-from harness.reference.agent_as_tool import SubAgentTool
+from harness.reference.agent_as_tool import Gate, SubAgentTool
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import JSON, AgentState
 
@@ -52,6 +52,7 @@ class SubAgentSpec:
     agent: AgentSpec
     preserve_context: bool = False
     session_store: bool = True
+    gate: str | None = None  # the label of the question its caller asks before each call
 
 
 class InDoubtError(AgentError):
@@ -60,6 +61,7 @@ class InDoubtError(AgentError):
 
 ModelFactory = Callable[[str], Model]  # agent path -> model
 ActionToolFactory = Callable[[ActionSpec, str], Tool]  # (action, agent path) -> tool
+GateFactory = Callable[[str], Gate]  # a gate's label -> the gate
 
 
 class Tree:
@@ -71,10 +73,12 @@ class Tree:
         action_tool: ActionToolFactory,
         persisted: bytes | None = None,
         emit: EventSink | None = None,
+        gate_for: GateFactory | None = None,
     ) -> None:
         self.spec = spec
         self.model_for = model_for
         self.action_tool = action_tool
+        self.gate_for = gate_for
         self.emit: EventSink = emit or (lambda event: None)
         stored = _load(persisted) if persisted is not None else None
         self.sessions: dict[str, Agent] = {}  # preserve_context sub-agents with a session store
@@ -142,7 +146,20 @@ class Tree:
             self.live_agents[path] = live
             if sub.session_store:
                 self.sessions[path] = live
-        return SubAgentTool(sub.agent.name, build, preserve_context=sub.preserve_context, live=live)
+        return SubAgentTool(
+            sub.agent.name,
+            build,
+            preserve_context=sub.preserve_context,
+            live=live,
+            gate=self._gate(sub),
+        )
+
+    def _gate(self, sub: SubAgentSpec) -> Gate | None:
+        if sub.gate is None:
+            return None
+        if self.gate_for is None:
+            raise ValueError(f"sub-agent {sub.agent.name!r} is gated, but the tree has no gate_for")
+        return self.gate_for(sub.gate)
 
 
 def _load(persisted: bytes) -> dict[str, JSON]:

@@ -33,6 +33,8 @@ CAPABILITIES = {
     "sliding_window": "use a sliding-window conversation manager with per_turn",
     "multi_question": "let one protected action ask more than once",
     "hook_interrupts": "ask from a before-tool-call hook",
+    "gated_sub_agents": "ask before calling a sub-agent (a gate on the agent tool), then let it "
+    "ask its own questions in the same call",
     "corruption": "locate stored continuations and damage them (the kinds in its corruptions)",
     "continuation_bytes": "measure the stored continuations' sizes (Session.stored)",
     "public_events": "record public events (stream events, callback payloads)",
@@ -154,6 +156,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("stateful_provider")
         if agent.window is not None:
             needed.add("sliding_window")
+        if agent.gate is not None:
+            needed.add("gated_sub_agents")
         for action in agent.actions:
             if action.questions > 1:
                 needed.add("multi_question")

@@ -12,13 +12,15 @@ users build both:
   protected actions) or to a node that runs the sub-agent's compiled graph.
 
 Protected actions are tools that call ``langgraph.types.interrupt`` (or, with ``hook: true``, a
-``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs).  Answers go in as
-``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own: the root graph is
-compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work directory; sub-agent graphs
-inherit it (ephemeral: ``checkpointer=None``, persisted per call; preserve_context:
-``checkpointer=True``, persisted per thread; preserve_context without a session store: an
-``InMemorySaver`` of its own, which a restart loses).  A restart closes the connection and builds
-every graph, model and tool again on the same file.
+``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs).  A gated sub-agent is asked
+for the same way: by that interceptor before its tool runs (``tools``), or by its node before it
+invokes the sub-agent's graph (``subgraph-node``); a denial is a refusal ``ToolMessage``.
+Answers go in as ``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own:
+the root graph is compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work
+directory; sub-agent graphs inherit it (ephemeral: ``checkpointer=None``, persisted per call;
+preserve_context: ``checkpointer=True``, persisted per thread; preserve_context without a session
+store: an ``InMemorySaver`` of its own, which a restart loses).  A restart closes the connection
+and builds every graph, model and tool again on the same file.
 
 The scripted model (``fakes.model``) is the only stand-in: a LangChain ``BaseChatModel`` with
 ``bind_tools`` and ``_generate`` returning ``AIMessage`` with ``tool_calls``.  A stateful provider
@@ -129,6 +131,7 @@ CAPABILITIES: Final = frozenset(
         "stateful_provider",
         "multi_question",
         "hook_interrupts",
+        "gated_sub_agents",
         "public_events",
         "repeated_tool_use_ids",
         "empty_tool_use_ids",
@@ -224,13 +227,24 @@ class LangGraphSession(RebuildingSession):
             for action in spec.actions
         ]
         hooked = [action for action in spec.actions if action.hook]
+        gates = {sub.name: sub.gate for sub in spec.sub_agents if sub.gate is not None}
+        if self.shape == "tools":  # a sub-agent is a tool: the same interceptor asks its gate
+            hooked += [scenario_model.Action(tool=sub, label=gate) for sub, gate in gates.items()]
         tool_node = partial(prebuilt_tool_node, hooked=hooked, ask=self._ask, guard=self.stop.guard)
         if self.shape == "tools":
             return react_agent(
                 spec.name, model, actions, tool_node, sub_graphs, checkpointer, self.stop.guard
             )
         return node_agent(
-            spec.name, model, actions, tool_node, sub_graphs, checkpointer, self.stop.guard
+            spec.name,
+            model,
+            actions,
+            tool_node,
+            sub_graphs,
+            checkpointer,
+            self.stop.guard,
+            gates=gates,
+            ask=self._ask,
         )
 
     def _ask(self, value: Any) -> Any:

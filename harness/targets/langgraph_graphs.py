@@ -8,7 +8,7 @@ wears so that a failed task stops its step.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache, wraps
 from typing import Any, Final
 
@@ -228,7 +228,12 @@ def node_agent(
     sub_graphs: dict[str, Any],
     checkpointer: Any,
     guard: Guard,
+    *,
+    gates: Mapping[str, str] | None = None,
+    ask: Callable[[Any], Any] | None = None,
 ) -> Any:
+    """A hand-built agent graph: a model node, then a ``Send`` per tool call to the ``ToolNode``
+    or to a sub-agent's node; a gated sub-agent's node asks (``ask``) before it runs it."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.types import Send
@@ -249,8 +254,15 @@ def node_agent(
         ]
 
     def runs(sub: str, graph: Any) -> Callable[[Any], dict[str, Any]]:
+        gate = (gates or {}).get(sub)
+
         def run_sub_agent(calls: Any) -> dict[str, Any]:
             [call] = calls
+            if gate is not None and ask is not None:
+                asked = ProtectedAction(gate)
+                if not asked.approved(lambda name, why: ask(why)):
+                    refusal = ToolMessage(content=asked.refusal, tool_call_id=call["id"], name=sub)
+                    return {"messages": [refusal]}
             prompt = HumanMessage(str(call["args"].get(INPUT_FIELD, "")))
             result = _sub_agent_result(graph.invoke({"messages": [prompt]}))
             return {"messages": [ToolMessage(content=result, tool_call_id=call["id"], name=sub)]}

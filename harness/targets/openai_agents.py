@@ -1,7 +1,8 @@
 """The real OpenAI Agents SDK (``openai-agents`` from PyPI), driven through its public API.
 
-Every agent is a real ``agents.Agent``; sub-agents are wrapped with ``Agent.as_tool``; protected
-actions are real ``function_tool(needs_approval=True)`` tools; a preserve_context sub-agent is an
+Every agent is a real ``agents.Agent``; sub-agents are wrapped with ``Agent.as_tool`` (with
+``needs_approval=True`` for a gated one); protected actions are real
+``function_tool(needs_approval=True)`` tools; a preserve_context sub-agent is an
 agent tool with a ``SQLiteSession`` (a file in the work directory, or ``:memory:`` when the
 scenario says it has no store).  The scripted model (``fakes.model``) is the only stand-in: an
 ``agents.models.interface.Model`` whose ``get_response`` and ``stream_response`` return the
@@ -180,6 +181,8 @@ class OpenAIAgentsSession(RebuildingSession):
             options: dict[str, Any] = {}
             if sub.preserve_context:
                 options["session"] = self._session(sub_path, stored=sub.session_store)
+            if sub.gate is not None:  # the caller asks before the agent tool runs
+                options["needs_approval"] = True
             tools.append(
                 self._agent(sub, sub_path).as_tool(
                     tool_name=sub.name,
@@ -191,6 +194,9 @@ class OpenAIAgentsSession(RebuildingSession):
         agent = Agent(name=spec.name, model=self.model_class(core), tools=tools)
         for action in spec.actions:
             self.labels[(id(agent), action.tool)] = action.label
+        for sub in spec.sub_agents:
+            if sub.gate is not None:
+                self.labels[(id(agent), sub.name)] = sub.gate
         return agent
 
     def _session(self, path: str, *, stored: bool) -> Any:

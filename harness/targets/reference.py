@@ -76,6 +76,7 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
                 agent=agent_spec(sub),
                 preserve_context=sub.preserve_context,
                 session_store=sub.session_store,
+                gate=sub.gate,
             )
             for sub in agent.sub_agents
         ),
@@ -173,6 +174,21 @@ class ActionTool:
         return Completed(done)
 
 
+@dataclass(frozen=True)
+class ActionGate:
+    """A sub-agent's gate as a protected action of its caller that asks one question; approved,
+    it runs nothing itself (the sub-agent call is what it lets through)."""
+
+    action: ProtectedAction
+
+    def refusal(self, call: ToolCall) -> str | None:
+        return None if self.action.approved(call.interrupt) else self.action.refusal
+
+
+def gate_for(label: str) -> ActionGate:
+    return ActionGate(ProtectedAction(label))
+
+
 class ReferenceContinuationFormat:
     """Where continuations sit in a persisted reference tree, and how each damage looks."""
 
@@ -233,6 +249,7 @@ class ReferenceSession(RecordedSession):
             action_tool=self._action_tool,
             persisted=self.store.get(TREE_KEY),
             emit=self.public_events.append,
+            gate_for=gate_for,
         )
 
     def _model_for(self, path: str) -> ReferenceModel:

@@ -2,7 +2,8 @@
 
 Every agent is a real ``strands.Agent``; sub-agents are wrapped with ``Agent.as_tool``; protected
 actions are real ``@tool(context=True)`` tools that call ``ToolContext.interrupt`` (or, with
-``hook: true``, a ``BeforeToolCallEvent`` hook asks instead); sliding windows are the SDK's
+``hook: true``, a ``BeforeToolCallEvent`` hook asks instead, as it asks before a gated sub-agent's
+agent tool runs, with ``cancel_tool`` for a denial); sliding windows are the SDK's
 ``SlidingWindowConversationManager``.  The scripted model (``fakes.model``) is the only stand-in: a
 ``strands.models.Model`` subclass that streams the SDK's own event shapes and reads and writes
 ``model_state`` as a stateful provider does.
@@ -178,6 +179,12 @@ class StrandsSession(RebuildingSession):
                 window_size=spec.window.size, per_turn=spec.window.per_turn
             )
         hooked = [action for action in spec.actions if action.hook]
+        # a gated sub-agent: the same hook asks before its agent tool runs (its one question)
+        hooked += [
+            scenario_model.Action(tool=sub.name, label=sub.gate)
+            for sub in spec.sub_agents
+            if sub.gate is not None
+        ]
         if hooked:
             options["hooks"] = [_approval_hook(hooked, path)]
         core = ScriptedModel(

@@ -14,7 +14,9 @@ Where the bug sits:
   which answers it is given (the reference's seams ``owns`` and ``responses``);
 * in the parked turn (``variants_continuation``): how a call finds it, how the continuation is
   restored, what is emitted, and, in the loop (an ``Agent`` subclass), what survives when a turn
-  parks.
+  parks;
+* in a gated call (``variants_gates``): the question asked before a gated sub-agent is called,
+  and its sub-agent's own questions in the same call.
 
 This module registers them: a ``VariantTree`` builds the reference tree with those classes in
 place of the reference's, and ``VARIANTS`` names each variant by its slug.
@@ -32,9 +34,16 @@ import harness
 from harness.reference.agent import Agent, EventSink
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.state import AgentState
-from harness.reference.tree import ActionToolFactory, AgentSpec, ModelFactory, SubAgentSpec, Tree
+from harness.reference.tree import (
+    ActionToolFactory,
+    AgentSpec,
+    GateFactory,
+    ModelFactory,
+    SubAgentSpec,
+    Tree,
+)
 from harness.targets.base import Target, TargetInfo
-from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget
+from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget, gate_for
 from harness.targets.variants_continuation import (
     DropConversationManagerStateTool,
     DropModelStateTool,
@@ -44,6 +53,7 @@ from harness.targets.variants_continuation import (
     SharedObjectTool,
     SwallowRestoreFailureTool,
 )
+from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
 from harness.targets.variants_routing import (
     ForwardToAllTool,
     NoNamespacingTool,
@@ -86,10 +96,16 @@ class VariantTree(Tree):
         action_tool: ActionToolFactory,
         persisted: bytes | None = None,
         emit: EventSink | None = None,
+        gate_for: GateFactory | None = None,
     ) -> None:
         self.variant = variant
         super().__init__(
-            spec, model_for=model_for, action_tool=action_tool, persisted=persisted, emit=emit
+            spec,
+            model_for=model_for,
+            action_tool=action_tool,
+            persisted=persisted,
+            emit=emit,
+            gate_for=gate_for,
         )
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
@@ -110,7 +126,11 @@ class VariantTree(Tree):
         if self.variant.tool_class is SubAgentTool:
             return tool
         return self.variant.tool_class(
-            tool.name, tool.build, preserve_context=tool.preserve_context, live=tool.live
+            tool.name,
+            tool.build,
+            preserve_context=tool.preserve_context,
+            live=tool.live,
+            gate=tool.gate,
         )
 
 
@@ -133,6 +153,7 @@ class VariantSession(ReferenceSession):
             action_tool=self._action_tool,
             persisted=self.store.get(TREE_KEY),
             emit=self.public_events.append,
+            gate_for=gate_for,
         )
 
 
@@ -227,6 +248,17 @@ _ALL: Final = (
         "history-accumulation",
         "an ephemeral sub-agent starts each call from its earlier calls' messages",
         tool_class=HistoryAccumulationTool,
+    ),
+    Variant(
+        "gate-answers-nested",
+        "the approval of a gated call is taken as the answer to every question its sub-agent "
+        "asks in that call (the same toolUseId)",
+        tool_class=GateAnswersNestedTool,
+    ),
+    Variant(
+        "gate-asked-again",
+        "a gated call that resumes its parked sub-agent asks its gate again, as if it were new",
+        tool_class=GateAskedAgainTool,
     ),
 )
 
