@@ -33,7 +33,7 @@ from scenarios.steps import (
     Step,
     TaggedStep,
 )
-from scenarios.tree import Action, Agent, Call, PromptScript, Turns, Window
+from scenarios.tree import Action, Agent, Call, Effect, PromptScript, Turns, Window
 
 __all__ = [
     "CORRUPTIONS",
@@ -48,6 +48,7 @@ __all__ = [
     "Call",
     "Corrupt",
     "Corruption",
+    "Effect",
     "Expect",
     "FieldError",
     "FormatSpecificCorruption",
@@ -103,6 +104,7 @@ ScenarioClass = Literal[
     "event-payload",
     "twin-calls",
     "unknown-answers",
+    "side-effects",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -127,6 +129,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "twin-calls": "one sub-agent called twice in one orchestrator turn",
     "unknown-answers": "an answer names no pending question: an id nothing shows, or one "
     "answered already",
+    "side-effects": "a sub-agent runs an ordinary tool with a side effect, then asks: the tool "
+    "must not run again when it resumes",
 }
 
 

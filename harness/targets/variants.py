@@ -32,7 +32,14 @@ import harness
 from harness.reference.agent import Agent, EventSink
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.state import AgentState
-from harness.reference.tree import ActionToolFactory, AgentSpec, ModelFactory, SubAgentSpec, Tree
+from harness.reference.tree import (
+    ActionToolFactory,
+    AgentSpec,
+    EffectToolFactory,
+    ModelFactory,
+    SubAgentSpec,
+    Tree,
+)
 from harness.targets.base import Target, TargetInfo
 from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget
 from harness.targets.variants_continuation import (
@@ -41,6 +48,7 @@ from harness.targets.variants_continuation import (
     ExposedContinuationTool,
     HistoryAccumulationTool,
     RebuildContextAgent,
+    ReplayTurnAgent,
     SharedObjectTool,
     SwallowRestoreFailureTool,
 )
@@ -86,10 +94,16 @@ class VariantTree(Tree):
         action_tool: ActionToolFactory,
         persisted: bytes | None = None,
         emit: EventSink | None = None,
+        effect_tool: EffectToolFactory | None = None,
     ) -> None:
         self.variant = variant
         super().__init__(
-            spec, model_for=model_for, action_tool=action_tool, persisted=persisted, emit=emit
+            spec,
+            model_for=model_for,
+            action_tool=action_tool,
+            persisted=persisted,
+            emit=emit,
+            effect_tool=effect_tool,
         )
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
@@ -133,6 +147,7 @@ class VariantSession(ReferenceSession):
             action_tool=self._action_tool,
             persisted=self.store.get(TREE_KEY),
             emit=self.public_events.append,
+            effect_tool=self._effect_tool,
         )
 
 
@@ -227,6 +242,12 @@ _ALL: Final = (
         "history-accumulation",
         "an ephemeral sub-agent starts each call from its earlier calls' messages",
         tool_class=HistoryAccumulationTool,
+    ),
+    Variant(
+        "replay-turn",
+        "a resumed turn is played again from its start: every tool call of the parked model "
+        "message runs again, an ordinary tool before the question included",
+        agent_class=ReplayTurnAgent,
     ),
 )
 
