@@ -1209,6 +1209,22 @@ def test_i15_a_lookup_during_a_restart_and_one_never_run() -> None:
     ]
 
 
+def test_i15_a_lookup_that_runs_before_its_turn_is_played() -> None:
+    bad = history(
+        effects(run(shows=[ask("publish")]), ran=(LOOKUP,)),
+        effects(answer("publish", ran=("publish",)), expect=(LOOKUP,)),
+        tree=RESEARCHER,
+    )
+
+    assert [(v.step, v.expected, v.seen) for v in violations("I15", bad)] == [
+        (
+            0,
+            "lookup of orchestrator/researcher (toolUseId 'look-1') does not run yet",
+            "it ran once",
+        )
+    ]
+
+
 def test_i15_is_not_applied_to_a_target_without_ordinary_tools() -> None:
     bad = history(
         effects(run(shows=[ask("publish")]), ran=(LOOKUP, LOOKUP), expect=(LOOKUP,)),

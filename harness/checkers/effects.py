@@ -32,7 +32,7 @@ def side_effects_run_once(history: History) -> list[Violation]:
                 found.append(
                     SIDE_EFFECTS_ONCE.violation(
                         step.index,
-                        f"{run_text(run)} runs {_at_most(allowed[run])} so far",
+                        f"{run_text(run)} {_at_most(allowed[run])}",
                         f"it ran {times(ran[run])}",
                     )
                 )
@@ -51,4 +51,4 @@ def side_effects_run_once(history: History) -> list[Violation]:
 
 
 def _at_most(count: int) -> str:
-    return "never" if count == 0 else f"at most {times(count)}"
+    return "does not run yet" if count == 0 else f"runs at most {times(count)} so far"

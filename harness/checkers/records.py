@@ -117,9 +117,8 @@ def changed_by(step: StepRecord, before: list[Shown]) -> list[tuple[str, str]]:
     """What a step that had to be refused changed, as (expected, seen) pairs: what ran, and what
     is pending unlike what was shown before it (I9 and I14 both require nothing)."""
     found: list[tuple[str, str]] = []
-    if step.executions:
-        ran = [*executed(step), *map(run_text, effects_run(step))]
-        found.append(("nothing runs", "ran " + listing(ran)))
+    if executed(step):  # an ordinary tool's run is I15's to report
+        found.append(("nothing runs", "ran " + listing(executed(step))))
     now = shown(step)
     if now != before:
         found.append(

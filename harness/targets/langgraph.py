@@ -12,7 +12,8 @@ users build both:
   protected actions) or to a node that runs the sub-agent's compiled graph.
 
 Protected actions are tools that call ``langgraph.types.interrupt`` (or, with ``hook: true``, a
-``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs).  Answers go in as
+``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs); ordinary tools with a side
+effect are plain tools beside them, in the same ``ToolNode``.  Answers go in as
 ``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own: the root graph is
 compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work directory; sub-agent graphs
 inherit it (ephemeral: ``checkpointer=None``, persisted per call; preserve_context:
@@ -92,6 +93,7 @@ from harness.targets.langgraph_graphs import (
     INPUT_FIELD,
     StopAfterFailure,
     action_tool,
+    effect_tool,
     node_agent,
     prebuilt_tool_node,
     react_agent,
@@ -132,6 +134,7 @@ CAPABILITIES: Final = frozenset(
         "public_events",
         "repeated_tool_use_ids",
         "empty_tool_use_ids",
+        "ordinary_tools",
     }
 )
 
@@ -222,6 +225,10 @@ class LangGraphSession(RebuildingSession):
                 action, path, ledger=self.ledger, interrupt=self._ask, guard=self.stop.guard
             )
             for action in spec.actions
+        ]
+        actions += [
+            effect_tool(effect, path, ledger=self.ledger, guard=self.stop.guard)
+            for effect in spec.effects
         ]
         hooked = [action for action in spec.actions if action.hook]
         tool_node = partial(prebuilt_tool_node, hooked=hooked, ask=self._ask, guard=self.stop.guard)

@@ -325,7 +325,7 @@ def _worker(
         worker["sub_agents"] = [inner]
         asker = inner["name"]
     else:
-        action: dict[str, Any] = {"tool": "act", "label": f"{name}-act"}
+        action: dict[str, Any] = {"tool": "act", "label": f"{name}-0"}
         if can("multi_question") and draw(st.integers(0, 3)) == 0:
             action["questions"] = 2
         worker["actions"] = [action]
