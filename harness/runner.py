@@ -30,7 +30,7 @@ from harness.targets.base import (
     missing_capabilities,
 )
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
-from scenarios.oracle import Oracle
+from scenarios.oracle import Expected, Oracle
 
 
 @dataclass(eq=False)
@@ -257,6 +257,7 @@ class Recorder:
         self.session = session
         self.scenario = scenario
         self.oracle = Oracle(scenario)
+        self.has_effects = any(agent.effects for agent, _ in scenario.tree.walk())
         self.shown: tuple[PendingInterrupt, ...] = ()  # what the human was last shown
         self.sent: dict[int, list[tuple[PendingInterrupt, Any]]] = {}
         self.seen = (0, 0, 0)
@@ -303,7 +304,7 @@ class Recorder:
             index=index,
             kind=_kind(step),
             step=step.model_dump(mode="json", exclude_defaults=True),
-            expected=asdict(expected),
+            expected=self._expected(expected),
             observed=observed,
             answered=[
                 {"id": pending.id, "label": pending.label, "response": response}
@@ -311,6 +312,14 @@ class Recorder:
             ],
             **self._gained(),
         )
+
+    def _expected(self, expected: Expected) -> dict[str, Any]:
+        """The oracle's expectation as recorded: its ``effects`` only for a tree that has
+        ordinary tools, so the histories of every other scenario read as before they existed."""
+        recorded = asdict(expected)
+        if not self.has_effects:
+            del recorded["effects"]
+        return recorded
 
     def retry(self, index: int) -> Observation:
         """Send again what answer or resend step ``index`` sent, as a client does when the

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from scenarios.model import Answer, Resend, Restart, Run, Scenario
+from scenarios.model import Agent, Answer, Resend, Restart, Run, Scenario
 from scenarios.oracle import Oracle
 
 CLASSES: Final = (
@@ -24,6 +24,7 @@ CLASSES: Final = (
     "stateful-provider",
     "sliding-window",
     "resend",
+    "side-effects",
 )
 
 
@@ -38,6 +39,8 @@ def classes_of(scenario: Scenario) -> set[str]:
         found.add("sliding-window")
     if _colliding(scenario):
         found.add("colliding-ids")
+    if any(_effect_before_a_question(agent) for agent, _ in agents):
+        found.add("side-effects")
     for agent, _ in agents:
         for turn in (turn for _, turns in agent.scripts() for turn in turns):
             tools = [call.tool for call in turn]
@@ -61,6 +64,21 @@ def _colliding(scenario: Scenario) -> bool:
                     owner = seen.setdefault((call.tool, call.id), agent.name)
                     if owner != agent.name:
                         return True
+    return False
+
+
+def _effect_before_a_question(agent: Agent) -> bool:
+    """An ordinary tool called in a turn no later than one that may ask (calls an action or a
+    sub-agent): what its agent must not run again when it resumes."""
+    effects = {effect.tool for effect in agent.effects}
+    asking = {action.tool for action in agent.actions} | {sub.name for sub in agent.sub_agents}
+    for _, turns in agent.scripts():
+        ran = False
+        for turn in turns:
+            tools = {call.tool for call in turn}
+            ran = ran or bool(tools & effects)
+            if ran and tools & asking:
+                return True
     return False
 
 

@@ -10,8 +10,9 @@ One JSON-lines file per sample: ``generated.jsonl`` for the targets that can exp
 capability the generators consult (``DRAWN_CAPABILITIES``), and ``generated-<target>.jsonl`` for
 each narrower set a built-in target draws its own sample within (the first built-in target with
 that set names the file; a check matches a file by the set in its header, never by name).  The
-first line is a header, then one line per scenario, the general family first, then the focused
-(restore) family, each in the order drawn::
+first line is a header, then one line per scenario, family by family in the order of
+``FAMILIES`` (the general one, then the focused ones: restore, effects), each in the order
+drawn::
 
     {"capabilities":null,"hypothesis":"6.170.17","profile":"ci","regenerate":"...","scenarios":400}
     {"name":"generated-000","scenario":{"description":"generated",...}}
@@ -19,36 +20,87 @@ first line is a header, then one line per scenario, the general family first, th
 ``capabilities`` is the sorted list of the drawn capabilities the sample was drawn within (null:
 all of them), ``hypothesis`` the release that drew it.  A scenario is its
 ``model_dump(mode="json", exclude_defaults=True)`` and is read back through the same validation
-as a regression file (``scenarios.loading.parse_scenario``).  Names are the shared sample's
-(``generated-007``, ``generated-restore-007``); a target running a narrower file gets its name
-after ``generated-`` or ``generated-restore-`` (``generated-strands-007``), as when it drew its
-own sample.  Every line is ``json.dumps`` with sorted keys, no ASCII escaping and no spaces, so
-the same hypothesis release writes the same bytes.
+as a regression file (``scenarios.loading.parse_scenario``).  Names are the shared sample's:
+``generated-`` and the family's prefix, then the number (``generated-007``,
+``generated-restore-007``, ``generated-effects-007``); a target running a narrower file gets its
+name after that (``generated-strands-007``, ``generated-effects-strands-007``), as when it drew
+its own sample.  A family added later is appended after the others, so the lines of the
+families before it (and their names, which findings record) stay as they were (only the
+header's count changes).  Every line is ``json.dumps`` with sorted keys, no ASCII escaping and
+no spaces, so the same hypothesis release writes the same bytes.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import hypothesis
+from hypothesis.strategies import SearchStrategy
 
 from scenarios.loading import ScenarioFileError, parse_scenario
 from scenarios.model import Scenario
 from scenarios.statistics import sample
-from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities, restore_scenarios, scenarios
+from scenarios.strategies import (
+    DRAWN_CAPABILITIES,
+    Capabilities,
+    effects_scenarios,
+    restore_scenarios,
+    scenarios,
+)
 
 CORPUS: Final = Path(__file__).parent / "corpus"
 COMMITTED: Final = ("ci",)  # the profiles whose sample is committed; the others are drawn
 SHARED: Final = "generated"  # the file stem of the sample every fully capable target runs
 GENERATED: Final = "generated-"  # how a generated scenario's name begins (the general family's)
-RESTORE: Final = f"{GENERATED}restore-"  # how a name of the focused (restore) family begins
 REGENERATE: Final = "python -m harness generate --profile {profile}"
 HEADER_KEYS: Final = ("capabilities", "hypothesis", "profile", "regenerate", "scenarios")
-NAME: Final = re.compile(rf"({RESTORE}|{GENERATED})(\d{{3,}})")  # and its number
+
+
+@dataclass(frozen=True)
+class Family:
+    """One family of generated scenarios: its names begin with ``generated-`` and ``prefix``;
+    ``draw`` is its strategy within some capabilities; ``share`` of the profile's examples are
+    drawn from it; ``statistics`` says whether the class statistics count it (a family focused
+    on one shape by design would skew them)."""
+
+    prefix: str
+    draw: Callable[[Capabilities], SearchStrategy[Scenario]]
+    share: float = 1.0
+    statistics: bool = True
+
+    @property
+    def names(self) -> str:
+        return f"{GENERATED}{self.prefix}"
+
+
+# the families, in the order their lines are written: append a new one at the end
+FAMILIES: Final = (
+    Family("", lambda within: scenarios(capabilities=within)),
+    Family("restore-", lambda within: restore_scenarios(capabilities=within), statistics=False),
+    # an eighth of the profile's examples: 25 of the ci sample's 425, about 6% of it
+    Family("effects-", lambda within: effects_scenarios(capabilities=within), share=1 / 8),
+)
+RESTORE: Final = FAMILIES[1].names  # how a name of the focused (restore) family begins
+EFFECTS: Final = FAMILIES[2].names  # and of the side-effects family
+# a generated scenario's name: its family's beginning (longest first), then its number
+NAME: Final = re.compile(
+    "("
+    + "|".join(sorted((re.escape(family.names) for family in FAMILIES), key=len, reverse=True))
+    + r")(\d{3,})"
+)
+
+
+def counted(name: str) -> bool:
+    """Whether the class statistics count the generated scenario ``name`` (its family does)."""
+    matched = NAME.fullmatch(name)
+    family = next((f for f in FAMILIES if matched and f.names == matched[1]), None)
+    return family is not None and family.statistics
+
 
 Named = list[tuple[str, Scenario]]
 
@@ -66,14 +118,18 @@ def drawn_within(capabilities: Capabilities) -> Capabilities:
 
 
 def draw(profile: str, capabilities: Capabilities) -> Named:
-    """The sample a derandomized run of ``profile`` draws within ``capabilities``: the general
-    family, then the focused one, under the shared sample's names."""
+    """The sample a derandomized run of ``profile`` draws within ``capabilities``: every family
+    in turn, under the shared sample's names."""
     within = drawn_within(capabilities)
-    general = sample(profile, lambda: scenarios(capabilities=within))
-    focused = sample(profile, lambda: restore_scenarios(capabilities=within))
-    return [(f"{GENERATED}{i:03d}", scenario) for i, scenario in enumerate(general)] + [
-        (f"{RESTORE}{i:03d}", scenario) for i, scenario in enumerate(focused)
-    ]
+    drawn: Named = []
+    for family in FAMILIES:
+        found = sample(profile, _strategy(family, within), family.share)
+        drawn += [(f"{family.names}{i:03d}", scenario) for i, scenario in enumerate(found)]
+    return drawn
+
+
+def _strategy(family: Family, within: Capabilities) -> Callable[[], SearchStrategy[Scenario]]:
+    return lambda: family.draw(within)
 
 
 def named(drawn: Named, prefix: str) -> Named:
@@ -161,8 +217,9 @@ def read(path: Path, profile: str) -> Named:
         name = data["name"]
         if not isinstance(name, str) or not NAME.fullmatch(name):
             raise CorpusError(
-                f"{path}: line {number}: name: expected {GENERATED}NNN or {RESTORE}NNN, "
-                f"got {name!r}"
+                f"{path}: line {number}: name: expected "
+                + " or ".join(f"{family.names}NNN" for family in FAMILIES)
+                + f", got {name!r}"
             )
         if name in seen:
             raise CorpusError(f"{path}: line {number}: name: {name} is already an earlier line's")

@@ -33,7 +33,7 @@ from scenarios.steps import (
     Step,
     TaggedStep,
 )
-from scenarios.tree import Action, Agent, Call, PromptScript, Turns, Window
+from scenarios.tree import Action, Agent, Call, Effect, PromptScript, Turns, Window
 
 __all__ = [
     "CORRUPTIONS",
@@ -48,6 +48,7 @@ __all__ = [
     "Call",
     "Corrupt",
     "Corruption",
+    "Effect",
     "Expect",
     "FieldError",
     "FormatSpecificCorruption",
@@ -104,6 +105,7 @@ ScenarioClass = Literal[
     "twin-calls",
     "unknown-answers",
     "gated-agent-call",
+    "side-effects",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -130,6 +132,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "answered already",
     "gated-agent-call": "a caller asks before calling a gated sub-agent, which then asks its own "
     "question in the same call",
+    "side-effects": "a sub-agent runs an ordinary tool with a side effect, then asks: the tool "
+    "must not run again when it resumes",
 }
 
 

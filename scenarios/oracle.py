@@ -9,6 +9,8 @@ Semantics it encodes, each straight from docs/invariants.md:
 
 * every tool call of a turn is made; the turn is over when all are; the agent then plays its next
   turn, and after its last one answers (so the root's final answer is known);
+* an ordinary tool (an effect) runs when its turn is played, once per scripted call: never again
+  when its agent resumes after a question, nor after a restart;
 * an approval advances one question: the last approval runs the action (exactly once); a denial
   ends the call without running it; an unanswered question stays pending;
 * a restart changes nothing, except that a preserve_context sub-agent without a session store
@@ -68,6 +70,8 @@ class Expected:
     error: ErrorExpectation
     parked_continuations: int  # parked ephemeral sub-agent calls (stored continuations)
     unknown_answer: bool = False  # it answers a question not pending: the error is I14's refusal
+    # ordinary tools run during this step, each (agent path, tool, toolUseId), sorted
+    effects: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
@@ -80,6 +84,13 @@ class ActionCall:
     @property
     def complete(self) -> bool:
         return self.outcome != "asking"
+
+
+@dataclass
+class EffectCall:
+    """An ordinary tool's call: it ran when its turn was played, and is complete."""
+
+    complete: bool = True
 
 
 @dataclass
@@ -104,7 +115,7 @@ class Activation:
     ephemeral: bool
     prompt: str  # what it was asked: its script may depend on it
     turn: int = 0
-    calls: list[ActionCall | SubCall] | None = None
+    calls: list[ActionCall | SubCall | EffectCall] | None = None
 
     @property
     def turns(self) -> tuple[tuple[Call, ...], ...]:
@@ -125,6 +136,7 @@ class Oracle:
     refused: set[int] = field(default_factory=set)  # answers a corrupted store refused
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
+    effects: list[tuple[str, str, str]] = field(default_factory=list)  # run during this step
 
     def step(
         self, index: int, step: Step, shown: Mapping[str, str | None] | None = None
@@ -132,6 +144,7 @@ class Oracle:
         """The expectation for ``step``.  ``shown`` maps each id of an ``answer_ids`` step to the
         label of the question the human was last shown as pending under it, None when none was
         (an id missing from it counts as not shown)."""
+        self.effects = []
         if isinstance(step, Run):
             return self._run(step.run)
         if isinstance(step, Answer):
@@ -255,7 +268,12 @@ class Oracle:
             activation.calls = None
         self._release(activation)
 
-    def _start(self, parent: Activation, call: Call, executed: list[str]) -> ActionCall | SubCall:
+    def _start(
+        self, parent: Activation, call: Call, executed: list[str]
+    ) -> ActionCall | SubCall | EffectCall:
+        if any(effect.tool == call.tool for effect in parent.agent.effects):
+            self.effects.append((parent.path, call.tool, call.id))
+            return EffectCall()
         for action in parent.agent.actions:
             if action.tool == call.tool:
                 return ActionCall(action)
@@ -345,6 +363,7 @@ class Oracle:
             error=error,
             parked_continuations=self._parked_continuations(),
             unknown_answer=unknown_answer,
+            effects=tuple(sorted(self.effects)),
         )
 
 

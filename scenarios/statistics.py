@@ -26,10 +26,17 @@ MINIMUM_SHARE: Final = 0.05
 
 
 def sample(
-    profile: str, family: Callable[[], SearchStrategy[Scenario]] = scenarios
+    profile: str,
+    family: Callable[[], SearchStrategy[Scenario]] = scenarios,
+    share: float = 1.0,
 ) -> list[Scenario]:
-    """The scenarios a derandomized run of ``profile`` draws from ``family``, in order."""
+    """The scenarios a derandomized run of ``profile`` draws from ``family``, in order; with
+    ``share`` below 1, a run of that share of the profile's examples (at least one).
+
+    Hypothesis seeds a derandomized run from the source of ``collect`` below, decorators
+    included: editing those lines draws every committed sample anew (``scenarios.corpus``)."""
     register_profiles()
+    profile = _with_share(profile, share)
     drawn: list[Scenario] = []
 
     @settings(
@@ -44,6 +51,18 @@ def sample(
 
     collect()
     return drawn
+
+
+def _with_share(profile: str, share: float) -> str:
+    """The name of a profile like ``profile`` that runs ``share`` of its examples (registered
+    here; ``profile`` itself for the whole)."""
+    if share >= 1:
+        return profile
+    parent = settings.get_profile(profile)
+    examples = max(1, round(parent.max_examples * share))
+    name = f"{profile}-{examples}-examples"
+    settings.register_profile(name, parent=parent, max_examples=examples)
+    return name
 
 
 def class_frequencies(drawn: list[Scenario]) -> dict[str, float]:

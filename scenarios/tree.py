@@ -50,11 +50,25 @@ class Action(Strict):
     )
 
 
+class Effect(Strict):
+    """An ordinary tool with a side effect (a lookup, a write): tool `tool` of its agent.  It
+    asks nothing and runs as soon as the model calls it; the ledger records every run (agent,
+    tool, toolUseId), and each scripted call must run exactly once over the whole scenario:
+    never again when its agent resumes after a question, nor after a restart (needs
+    `ordinary_tools`)."""
+
+    tool: Annotated[Name, Field(description="The tool's name, as the agent's model calls it.")]
+
+
 class Call(Strict):
     """One tool call a model issues: which tool, under which toolUseId (may collide on purpose)."""
 
     tool: Annotated[
-        Name, Field(description="An action's `tool` or a sub-agent's `name` of the same agent.")
+        Name,
+        Field(
+            description="An action's or an effect's `tool`, or a sub-agent's `name`, of the same "
+            "agent."
+        ),
     ]
     id: str = Field(
         description="The toolUseId the model issues; may repeat another call's on purpose "
@@ -86,8 +100,8 @@ class PromptScript(Strict):
 
 class Agent(Strict):
     """An agent of the tree (the root is the orchestrator) and what its scripted model does.
-    Its tools are its actions and its sub-agents: no two have the same name, every call in its
-    turns names one of them, and no toolUseId appears twice in one turn."""
+    Its tools are its actions, its effects and its sub-agents: no two have the same name, every
+    call in its turns names one of them, and no toolUseId appears twice in one turn."""
 
     name: Annotated[
         Name, Field(description="The agent's name; a sub-agent is called as a tool by it.")
@@ -122,6 +136,9 @@ class Agent(Strict):
         "in a public event.",
     )
     actions: tuple[Action, ...] = Field((), description="Its protected actions.")
+    effects: tuple[Effect, ...] = Field(
+        (), description="Its ordinary tools with a side effect: they ask nothing."
+    )
     sub_agents: tuple[Agent, ...] = Field((), description="Agents it calls as tools.")
     turns: Turns = Field(
         (),
@@ -140,6 +157,7 @@ class Agent(Strict):
     @model_validator(mode="after")
     def _calls_name_tools(self) -> Agent:
         tools = [action.tool for action in self.actions] + [sub.name for sub in self.sub_agents]
+        tools += [effect.tool for effect in self.effects]
         duplicates = sorted(name for name, count in Counter(tools).items() if count > 1)
         if duplicates:
             raise FieldError((), f"agent {self.name!r} has two tools named {duplicates}")

@@ -314,10 +314,10 @@ def test_every_checker_is_quiet_on_a_good_history(name: str) -> None:
     assert check(GOOD[name]) == []
 
 
-def test_the_checkers_are_the_fourteen_checked_invariants_then_differential_then_outcome() -> None:
+def test_the_checkers_are_the_fifteen_checked_invariants_then_differential_then_outcome() -> None:
     ids = [checker.id for checker in CHECKERS]
 
-    assert ids == [f"I{n}" for n in range(1, 15)] + ["D", "O"]
+    assert ids == [f"I{n}" for n in range(1, 16)] + ["D", "O"]
     assert len({checker.slug for checker in CHECKERS}) == len(CHECKERS)
     assert all(checker.needs <= set(CAPABILITIES) for checker in CHECKERS)
 
@@ -1131,6 +1131,108 @@ def test_o_a_step_the_file_expects_to_fail_ends_without_an_error() -> None:
         (1, "an error (expect)", "no error (stop reason interrupt)"),
         (3, "an error (expect)", "no error"),
     ]
+
+
+# --- I15 side effects run once -------------------------------------------------------------------
+
+RESEARCHER = {
+    "name": "orchestrator",
+    "turns": [[{"tool": "researcher", "id": "call-1"}]],
+    "sub_agents": [
+        {
+            "name": "researcher",
+            "effects": [{"tool": "lookup"}],
+            "actions": [{"tool": "publish", "label": "publish"}],
+            "turns": [[{"tool": "lookup", "id": "look-1"}], [{"tool": "publish", "id": "pub-1"}]],
+        }
+    ],
+}
+LOOKUP = ("orchestrator/researcher", "lookup", "look-1")
+
+
+def effects(step: Step, *, ran: tuple[Any, ...] = (), expect: tuple[Any, ...] = ()) -> Step:
+    """``step`` with ordinary tools run (in the ledger) and expected (by the oracle)."""
+    records = [{"effect": tool, "agent": agent, "tool_use_id": i} for agent, tool, i in ran]
+    step["executions"] = step["executions"] + records
+    step["expected"] = {**step["expected"], "effects": [list(run) for run in expect]}
+    return step
+
+
+def test_i15_a_lookup_run_once_before_the_question_passes_every_checker() -> None:
+    good = history(
+        effects(run(shows=[ask("publish")]), ran=(LOOKUP,), expect=(LOOKUP,)),
+        effects(restart()),
+        effects(answer("publish", ran=("publish",))),
+        tree=RESEARCHER,
+    )
+
+    assert check(good) == []
+
+
+def test_i15_a_resumed_sub_agent_runs_its_lookup_again() -> None:
+    bad = history(
+        effects(run(shows=[ask("publish")]), ran=(LOOKUP,), expect=(LOOKUP,)),
+        effects(restart()),
+        effects(answer("publish", ran=("publish",)), ran=(LOOKUP,)),
+        tree=RESEARCHER,
+    )
+
+    assert [(v.step, v.expected, v.seen) for v in violations("I15", bad)] == [
+        (
+            2,
+            "lookup of orchestrator/researcher (toolUseId 'look-1') runs at most once so far",
+            "it ran 2 times",
+        )
+    ]
+    assert violations("I4", bad) == []  # a protected action's checker does not count it
+
+
+def test_i15_a_lookup_during_a_restart_and_one_never_run() -> None:
+    early = history(
+        effects(run(shows=[ask("publish")]), ran=(LOOKUP,), expect=(LOOKUP,)),
+        effects(restart(), ran=(LOOKUP,)),
+        tree=RESEARCHER,
+    )
+    never = history(
+        effects(run(shows=[ask("publish")]), expect=(LOOKUP,)),
+        effects(answer("publish", ran=("publish",))),
+        tree=RESEARCHER,
+    )
+
+    assert [(v.step, v.seen) for v in violations("I15", early)] == [(1, "it ran 2 times")]
+    assert [(v.step, v.expected, v.seen) for v in violations("I15", never)] == [
+        (
+            1,
+            "lookup of orchestrator/researcher (toolUseId 'look-1') runs once over the scenario",
+            "it never ran",
+        )
+    ]
+
+
+def test_i15_a_lookup_that_runs_before_its_turn_is_played() -> None:
+    bad = history(
+        effects(run(shows=[ask("publish")]), ran=(LOOKUP,)),
+        effects(answer("publish", ran=("publish",)), expect=(LOOKUP,)),
+        tree=RESEARCHER,
+    )
+
+    assert [(v.step, v.expected, v.seen) for v in violations("I15", bad)] == [
+        (
+            0,
+            "lookup of orchestrator/researcher (toolUseId 'look-1') does not run yet",
+            "it ran once",
+        )
+    ]
+
+
+def test_i15_is_not_applied_to_a_target_without_ordinary_tools() -> None:
+    bad = history(
+        effects(run(shows=[ask("publish")]), ran=(LOOKUP, LOOKUP), expect=(LOOKUP,)),
+        tree=RESEARCHER,
+        capabilities=frozenset(CAPABILITIES) - {"ordinary_tools"},
+    )
+
+    assert violations("I15", bad) == []
 
 
 # --- a real history -----------------------------------------------------------------------------

@@ -17,8 +17,9 @@ from fakes.corruption import CORRUPTIONS
 from harness.cli import main
 from harness.commands.planning import generated
 from harness.targets import langgraph, openai_agents, registry, strands
-from harness.targets.base import CAPABILITIES
+from harness.targets.base import CAPABILITIES, requirements
 from scenarios import corpus
+from scenarios.classes import classes_of
 from scenarios.loading import parse_scenario
 from scenarios.model import Corrupt, Scenario
 from scenarios.strategies import DRAWN_CAPABILITIES, restore_scenarios, scenarios
@@ -91,7 +92,7 @@ def test_generate_replaces_every_file_and_removes_the_rest(
     assert len(corpus.read(folder / "generated.jsonl", "ci")) == 2
 
 
-def test_the_corpus_holds_both_families_under_todays_names() -> None:
+def test_the_corpus_holds_every_family_under_todays_names() -> None:
     assert [path.name for path in FILES] == [
         "generated-langgraph.jsonl",
         "generated-openai-agents.jsonl",
@@ -102,7 +103,19 @@ def test_the_corpus_holds_both_families_under_todays_names() -> None:
         names = [name for name, _ in committed(path)]
         assert names == [f"generated-{i:03d}" for i in range(200)] + [
             f"generated-restore-{i:03d}" for i in range(200)
-        ]
+        ] + [f"generated-effects-{i:03d}" for i in range(25)]
+
+
+def test_the_effects_family_is_at_least_five_percent_of_every_sample_and_has_ordinary_tools() -> (
+    None
+):
+    for path in FILES:
+        drawn = committed(path)
+        effects = [scenario for name, scenario in drawn if name.startswith(corpus.EFFECTS)]
+        assert len(effects) >= 0.05 * len(drawn), path.name
+        assert all(requirements(scenario) >= {"ordinary_tools"} for scenario in effects)
+        classed = [scenario for scenario in effects if "side-effects" in classes_of(scenario)]
+        assert len(classed) >= 0.05 * len(drawn), path.name
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
@@ -293,7 +306,8 @@ MALFORMED = {
     ),
     "bad-name": (
         lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "name": "colliding-ids"}),
-        "line 2: name: expected generated-NNN or generated-restore-NNN, got 'colliding-ids'",
+        "line 2: name: expected generated-NNN or generated-restore-NNN or generated-effects-NNN, "
+        "got 'colliding-ids'",
     ),
     "repeated-name": (
         lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE, GOOD_LINE),

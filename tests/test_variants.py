@@ -155,6 +155,7 @@ CASES = (
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
+    Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
 )
 
 

@@ -31,6 +31,7 @@ from itertools import islice
 from typing import Any, Final
 
 from harness.campaigns.invariants import generated
+from harness.checkers.records import executed
 from harness.execution import IN_PROCESS, Execution
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
@@ -150,7 +151,7 @@ def _loudness(loud: bool) -> tuple[str, ...]:
 
 
 def _ran(step: StepRecord) -> Counter[str]:
-    return Counter(str(execution["action"]) for execution in step.executions)
+    return Counter(executed(step))
 
 
 def _shown_before(history: History, index: int) -> set[str]:

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from fakes.crash import SimulatedCrash
+from fakes.effects import is_effect
 from harness.execution import IN_PROCESS, Execution
 from harness.runner import Recorder
 from harness.scratch import RUN, scratch_directory
@@ -103,7 +104,9 @@ def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPo
                 session.count_boundaries()  # a new process
                 restart_error = session.restart()
                 recorder.retry(index)
-        ran = Counter(str(execution["action"]) for execution in session.executions())
+        ran = Counter(
+            str(record["action"]) for record in session.executions() if not is_effect(record)
+        )
     return CrashCase(name, point, crashed, restart_error, dict(ran), dict(approved))
 
 

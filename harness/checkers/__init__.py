@@ -1,6 +1,6 @@
 """Checkers: pure functions from a recorded history to the violations it contains.
 
-One checker per checked invariant of docs/invariants.md (I1 to I14), plus the differential
+One checker per checked invariant of docs/invariants.md (I1 to I15), plus the differential
 comparison with the restart-free control (D) and the expected outcome of each step (O).  A
 checker never trusts the target: what must happen comes from the oracle's expectations recorded
 in the history and from the control run.  A checker that needs a capability the target lacks is
@@ -17,6 +17,7 @@ from harness.checkers import (
     continuations,
     delivery,
     depth,
+    effects,
     endings,
     executions,
     failures,
@@ -34,7 +35,7 @@ __all__ = ["CHECKERS", "Checker", "Violation", "applicable", "check"]
 
 @dataclass(frozen=True)
 class Checker:
-    id: str  # "I1" to "I14", "D", "O"
+    id: str  # "I1" to "I15", "D", "O"
     slug: str
     title: str  # the invariant in one line
     needs: frozenset[str]  # target capabilities (harness.targets.base.CAPABILITIES) it relies on
@@ -131,6 +132,13 @@ CHECKERS: tuple[Checker, ...] = (
         "An answer naming no pending question is refused loudly and changes nothing: nothing "
         "runs, every pending question stays pending under its id.",
         refusals.unknown_answers_refused,
+    ),
+    _checker(
+        effects.SIDE_EFFECTS_ONCE,
+        "Every scripted call of an ordinary tool with a side effect runs exactly once: never "
+        "again when its agent resumes, nor after a restart.",
+        effects.side_effects_run_once,
+        frozenset({"ordinary_tools"}),
     ),
     _checker(
         restarts.DIFFERENTIAL,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
+from fakes.effects import EFFECT, is_effect
 from harness.history import History, StepRecord
 from scenarios.tree import Agent
 
@@ -18,6 +19,7 @@ UNLABELLED: Final = "?"  # a pending interrupt whose reason names no protected a
 
 Question = tuple[str, int]  # (action label, question number)
 Shown = tuple[str, int, str]  # (action label, question number, root-visible id)
+Run = tuple[str, str, str]  # an ordinary tool's run: (agent path, tool, toolUseId)
 
 
 def is_conversation(step: StepRecord) -> bool:
@@ -58,7 +60,29 @@ def expected_questions(step: StepRecord) -> list[Question]:
 
 def executed(step: StepRecord) -> list[str]:
     """Labels of the protected actions the ledger gained during ``step``."""
-    return sorted(str(record.get("action")) for record in step.executions)
+    return sorted(str(record.get("action")) for record in step.executions if not is_effect(record))
+
+
+def effects_run(step: StepRecord) -> list[Run]:
+    """The ordinary tools' runs the ledger gained during ``step``."""
+    return sorted(
+        (str(record.get("agent")), str(record[EFFECT]), str(record.get("tool_use_id")))
+        for record in step.executions
+        if is_effect(record)
+    )
+
+
+def expected_effects(step: StepRecord) -> list[Run]:
+    """The ordinary tools' runs the oracle says ``step`` makes (none recorded: none)."""
+    return sorted(
+        (str(agent), str(tool), str(tool_use_id))
+        for agent, tool, tool_use_id in step.expected.get("effects", ())
+    )
+
+
+def run_text(run: Run) -> str:
+    agent, tool, tool_use_id = run
+    return f"{tool} of {agent} (toolUseId {tool_use_id!r})"
 
 
 def expected_executed(step: StepRecord) -> list[str]:
@@ -93,7 +117,7 @@ def changed_by(step: StepRecord, before: list[Shown]) -> list[tuple[str, str]]:
     """What a step that had to be refused changed, as (expected, seen) pairs: what ran, and what
     is pending unlike what was shown before it (I9 and I14 both require nothing)."""
     found: list[tuple[str, str]] = []
-    if step.executions:
+    if executed(step):  # an ordinary tool's run is I15's to report
         found.append(("nothing runs", "ran " + listing(executed(step))))
     now = shown(step)
     if now != before:

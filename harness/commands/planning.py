@@ -35,7 +35,7 @@ def planned(
         shared = generated(arguments.profile, None, "")
         scenarios += shared
         drawn_names.update(name for name, _ in shared)
-        general = [scenario for name, scenario in shared if not name.startswith(RESTORE)]
+        counted = [scenario for name, scenario in shared if corpus.counted(name)]
         for target in targets:
             expressible = target.info.expressible
             if not expressible >= DRAWN_CAPABILITIES:
@@ -43,7 +43,7 @@ def planned(
                 drawn = generated(arguments.profile, expressible, f"{target.info.name}-")
                 own[target.info.name] = regressions + drawn
                 drawn_names.update(name for name, _ in drawn)
-        stats = frequency_report(arguments.profile, class_frequencies(general), len(general))
+        stats = frequency_report(arguments.profile, class_frequencies(counted), len(counted))
     return scenarios, own, drawn_names, stats
 
 

@@ -84,7 +84,10 @@ def step_line(step: StepRecord) -> str:
             f"{item['label']}#{item['reason'].get('question', '?')}" for item in step.pending
         ]
         seen.append("pending " + (", ".join(pending) or "nothing"))
-    ran = [record["action"] for record in step.executions]
+    ran = [
+        record["action"] if "action" in record else f"{record['effect']} ({record['agent']})"
+        for record in step.executions
+    ]
     if ran:
         seen.append("ran " + ", ".join(ran))
     asked = json.dumps(step.step, ensure_ascii=False)

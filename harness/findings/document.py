@@ -28,7 +28,7 @@ PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must wr
 DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
 
 
-InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-4])|D|O)$")]
+InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-5])|D|O)$")]
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
 DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
 Digest = Annotated[str, Field(pattern=rf"^{DIGEST}[0-9a-f]{{64}}$")]

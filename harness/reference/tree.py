@@ -39,9 +39,17 @@ class ActionSpec:
 
 
 @dataclass(frozen=True)
+class EffectSpec:
+    """An ordinary tool with a side effect: it asks nothing."""
+
+    tool: str
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     name: str
     actions: tuple[ActionSpec, ...] = ()
+    effects: tuple[EffectSpec, ...] = ()
     sub_agents: tuple[SubAgentSpec, ...] = ()
     window: SlidingWindow | None = None
     initial_state: Mapping[str, JSON] = field(default_factory=dict)
@@ -62,6 +70,7 @@ class InDoubtError(AgentError):
 ModelFactory = Callable[[str], Model]  # agent path -> model
 ActionToolFactory = Callable[[ActionSpec, str], Tool]  # (action, agent path) -> tool
 GateFactory = Callable[[str], Gate]  # a gate's label -> the gate
+EffectToolFactory = Callable[[EffectSpec, str], Tool]  # (ordinary tool, agent path) -> tool
 
 
 class Tree:
@@ -74,11 +83,13 @@ class Tree:
         persisted: bytes | None = None,
         emit: EventSink | None = None,
         gate_for: GateFactory | None = None,
+        effect_tool: EffectToolFactory | None = None,
     ) -> None:
         self.spec = spec
         self.model_for = model_for
         self.action_tool = action_tool
         self.gate_for = gate_for
+        self.effect_tool = effect_tool
         self.emit: EventSink = emit or (lambda event: None)
         stored = _load(persisted) if persisted is not None else None
         self.sessions: dict[str, Agent] = {}  # preserve_context sub-agents with a session store
@@ -124,6 +135,9 @@ class Tree:
         if state is None:
             state = AgentState(state=dict(spec.initial_state))
         tools: list[Tool] = [self.action_tool(action, path) for action in spec.actions]
+        if spec.effects and self.effect_tool is None:
+            raise ValueError(f"agent {path!r} has ordinary tools and the tree no effect_tool")
+        tools += [self.effect_tool(effect, path) for effect in spec.effects if self.effect_tool]
         for sub in spec.sub_agents:
             tools.append(self._sub_agent_tool(sub, f"{path}/{sub.agent.name}"))
         return Agent(

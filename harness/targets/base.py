@@ -42,6 +42,8 @@ CAPABILITIES = {
     "require every id of a run to be new)",
     "empty_tool_use_ids": "let a model send an empty toolUseId (some SDKs refuse it, or skip it "
     "as an incomplete block)",
+    "ordinary_tools": "run an ordinary tool with a side effect, which asks nothing (the ledger "
+    "records every run)",
     "storeless_sub_agents": "keep a preserve_context sub-agent's parked turn only in memory, so a "
     "restart loses it (the turn does not travel with the root's record)",
 }
@@ -158,6 +160,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("sliding_window")
         if agent.gate is not None:
             needed.add("gated_sub_agents")
+        if agent.effects:
+            needed.add("ordinary_tools")
         for action in agent.actions:
             if action.questions > 1:
                 needed.add("multi_question")

@@ -12,15 +12,16 @@ users build both:
   protected actions) or to a node that runs the sub-agent's compiled graph.
 
 Protected actions are tools that call ``langgraph.types.interrupt`` (or, with ``hook: true``, a
-``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs).  A gated sub-agent is asked
-for the same way: by that interceptor before its tool runs (``tools``), or by its node before it
-invokes the sub-agent's graph (``subgraph-node``); a denial is a refusal ``ToolMessage``.
-Answers go in as ``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own:
-the root graph is compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work
-directory; sub-agent graphs inherit it (ephemeral: ``checkpointer=None``, persisted per call;
-preserve_context: ``checkpointer=True``, persisted per thread; preserve_context without a session
-store: an ``InMemorySaver`` of its own, which a restart loses).  A restart closes the connection
-and builds every graph, model and tool again on the same file.
+``ToolNode`` ``wrap_tool_call`` interceptor asks before the tool runs); ordinary tools with a side
+effect are plain tools beside them, in the same ``ToolNode``.  A gated sub-agent is asked for the
+same way: by that interceptor before its tool runs (``tools``), or by its node before it invokes
+the sub-agent's graph (``subgraph-node``); a denial is a refusal ``ToolMessage``.  Answers go in as
+``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own: the root graph is
+compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work directory; sub-agent graphs
+inherit it (ephemeral: ``checkpointer=None``, persisted per call; preserve_context:
+``checkpointer=True``, persisted per thread; preserve_context without a session store: an
+``InMemorySaver`` of its own, which a restart loses).  A restart closes the connection and builds
+every graph, model and tool again on the same file.
 
 The scripted model (``fakes.model``) is the only stand-in: a LangChain ``BaseChatModel`` with
 ``bind_tools`` and ``_generate`` returning ``AIMessage`` with ``tool_calls``.  A stateful provider
@@ -94,6 +95,7 @@ from harness.targets.langgraph_graphs import (
     INPUT_FIELD,
     StopAfterFailure,
     action_tool,
+    effect_tool,
     node_agent,
     prebuilt_tool_node,
     react_agent,
@@ -135,6 +137,7 @@ CAPABILITIES: Final = frozenset(
         "public_events",
         "repeated_tool_use_ids",
         "empty_tool_use_ids",
+        "ordinary_tools",
     }
 )
 
@@ -225,6 +228,10 @@ class LangGraphSession(RebuildingSession):
                 action, path, ledger=self.ledger, interrupt=self._ask, guard=self.stop.guard
             )
             for action in spec.actions
+        ]
+        actions += [
+            effect_tool(effect, path, ledger=self.ledger, guard=self.stop.guard)
+            for effect in spec.effects
         ]
         hooked = [action for action in spec.actions if action.hook]
         gates = {sub.name: sub.gate for sub in spec.sub_agents if sub.gate is not None}

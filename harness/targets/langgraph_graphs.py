@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache, wraps
 from typing import Any, Final
 
+from fakes.effects import OrdinaryTool
 from fakes.model import strip_marker
 from fakes.protected import Ledger, ProtectedAction
 from scenarios import model as scenario_model
@@ -126,6 +127,23 @@ def action_tool(
         guard(handler),
         name=action.tool,
         description=f"Protected action {action.label}: runs only with a human's approval.",
+        args_schema=action_arguments(),
+    )
+
+
+def effect_tool(effect: scenario_model.Effect, path: str, *, ledger: Ledger, guard: Guard) -> Any:
+    """The tool of an ordinary tool with a side effect: it asks nothing and runs at once."""
+    from langchain_core.tools import StructuredTool
+
+    ordinary = OrdinaryTool(effect.tool)
+
+    def run(tool_call_id: str) -> str:
+        return ordinary.run(ledger, agent=path, tool_use_id=tool_call_id)
+
+    return StructuredTool.from_function(
+        guard(run),
+        name=effect.tool,
+        description=f"Ordinary tool {effect.tool}: a side effect, asks nothing.",
         args_schema=action_arguments(),
     )
 

@@ -2,7 +2,8 @@
 
 Every agent is a real ``agents.Agent``; sub-agents are wrapped with ``Agent.as_tool`` (with
 ``needs_approval=True`` for a gated one); protected actions are real
-``function_tool(needs_approval=True)`` tools; a preserve_context sub-agent is an
+``function_tool(needs_approval=True)`` tools, ordinary tools with a side effect plain
+``function_tool`` ones; a preserve_context sub-agent is an
 agent tool with a ``SQLiteSession`` (a file in the work directory, or ``:memory:`` when the
 scenario says it has no store).  The scripted model (``fakes.model``) is the only stand-in: an
 ``agents.models.interface.Model`` whose ``get_response`` and ``stream_response`` return the
@@ -45,6 +46,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
+from fakes.effects import OrdinaryTool
 from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import ProtectedAction, question_name, reason
 from fakes.stores import FileStore
@@ -176,6 +178,7 @@ class OpenAIAgentsSession(RebuildingSession):
         from agents import Agent
 
         tools: list[Any] = [self._action_tool(action, path) for action in spec.actions]
+        tools += [self._effect_tool(effect, path) for effect in spec.effects]
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.name}"
             options: dict[str, Any] = {}
@@ -219,6 +222,20 @@ class OpenAIAgentsSession(RebuildingSession):
         # the SDK reads the annotations at run time; this module's are strings (PEP 563)
         perform.__annotations__ = {"context": ToolContext, "return": str}
         return function_tool(perform, name_override=action.tool, needs_approval=True)
+
+    def _effect_tool(self, effect: scenario_model.Effect, path: str) -> Any:
+        from agents import function_tool
+        from agents.tool_context import ToolContext
+
+        ordinary = OrdinaryTool(effect.tool)
+        ledger = self.ledger
+
+        async def run(context: ToolContext[Any]) -> str:
+            return ordinary.run(ledger, agent=path, tool_use_id=context.tool_call_id)
+
+        run.__doc__ = f"Ordinary tool {effect.tool}: a side effect, asks nothing."
+        run.__annotations__ = {"context": ToolContext, "return": str}
+        return function_tool(run, name_override=effect.tool)
 
     def _context(self) -> dict[str, Any]:
         """The application context: each agent's key/value state, by path."""

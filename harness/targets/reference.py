@@ -10,6 +10,7 @@ from typing import Any, Final
 
 import harness
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
+from fakes.effects import OrdinaryTool
 from fakes.model import (
     AgentScript,
     Answer,
@@ -28,7 +29,7 @@ from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
 from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import AgentState, Message
-from harness.reference.tree import ActionSpec, AgentSpec, SubAgentSpec, Tree
+from harness.reference.tree import ActionSpec, AgentSpec, EffectSpec, SubAgentSpec, Tree
 from harness.targets.adapter import (
     NOT_REBUILT,
     RecordedSession,
@@ -71,6 +72,7 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
             ActionSpec(tool=action.tool, label=action.label, questions=action.questions)
             for action in agent.actions
         ),
+        effects=tuple(EffectSpec(tool=effect.tool) for effect in agent.effects),
         sub_agents=tuple(
             SubAgentSpec(
                 agent=agent_spec(sub),
@@ -189,6 +191,22 @@ def gate_for(label: str) -> ActionGate:
     return ActionGate(ProtectedAction(label))
 
 
+@dataclass
+class EffectTool:
+    name: str
+    effect: OrdinaryTool
+    ledger: Ledger
+    agent: str
+
+    def prepare(self, caller: AgentState, use: ToolUse) -> None:
+        return None
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        return Completed(
+            self.effect.run(self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id)
+        )
+
+
 class ReferenceContinuationFormat:
     """Where continuations sit in a persisted reference tree, and how each damage looks."""
 
@@ -250,6 +268,7 @@ class ReferenceSession(RecordedSession):
             persisted=self.store.get(TREE_KEY),
             emit=self.public_events.append,
             gate_for=gate_for,
+            effect_tool=self._effect_tool,
         )
 
     def _model_for(self, path: str) -> ReferenceModel:
@@ -258,6 +277,9 @@ class ReferenceSession(RecordedSession):
             path, agent_script(agent), self.journal, stateful_provider=agent.stateful_provider
         )
         return ReferenceModel(core)
+
+    def _effect_tool(self, effect: EffectSpec, path: str) -> EffectTool:
+        return EffectTool(effect.tool, OrdinaryTool(effect.tool), self.ledger, path)
 
     def _action_tool(self, action: ActionSpec, path: str) -> ActionTool:
         protected = ProtectedAction(action.label, action.questions)

@@ -3,7 +3,8 @@
 Every agent is a real ``strands.Agent``; sub-agents are wrapped with ``Agent.as_tool``; protected
 actions are real ``@tool(context=True)`` tools that call ``ToolContext.interrupt`` (or, with
 ``hook: true``, a ``BeforeToolCallEvent`` hook asks instead, as it asks before a gated sub-agent's
-agent tool runs, with ``cancel_tool`` for a denial); sliding windows are the SDK's
+agent tool runs, with ``cancel_tool`` for a denial), and ordinary tools with a side effect are
+plain ``@tool(context=True)`` tools that ask nothing; sliding windows are the SDK's
 ``SlidingWindowConversationManager``.  The scripted model (``fakes.model``) is the only stand-in: a
 ``strands.models.Model`` subclass that streams the SDK's own event shapes and reads and writes
 ``model_state`` as a stateful provider does.
@@ -30,6 +31,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
+from fakes.effects import OrdinaryTool
 from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import ProtectedAction
 from harness.targets.adapter import (
@@ -163,6 +165,7 @@ class StrandsSession(RebuildingSession):
         from strands import Agent
 
         tools: list[Any] = [self._action_tool(action, path) for action in spec.actions]
+        tools += [self._effect_tool(effect, path) for effect in spec.effects]
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.name}"
             sub_agent = self._agent(sub, sub_path)
@@ -245,6 +248,20 @@ class StrandsSession(RebuildingSession):
         # the SDK reads the annotations at run time; this module's are strings (PEP 563)
         handler.__annotations__ = {"tool_context": ToolContext, "return": str}
         return tool(name=action.tool, context=True)(handler)
+
+    def _effect_tool(self, effect: scenario_model.Effect, path: str) -> Any:
+        from strands import ToolContext, tool
+
+        ordinary = OrdinaryTool(effect.tool)
+        ledger = self.ledger
+
+        async def run(tool_context: ToolContext) -> str:
+            return ordinary.run(ledger, agent=path, tool_use_id=tool_context.tool_use["toolUseId"])
+
+        # async for the same reason as a protected action's (a deterministic history)
+        run.__doc__ = f"Ordinary tool {effect.tool}: a side effect, asks nothing."
+        run.__annotations__ = {"tool_context": ToolContext, "return": str}
+        return tool(name=effect.tool, context=True)(run)
 
     def _record_event(self, **payload: Any) -> None:
         self._record("callback", payload)

@@ -37,6 +37,7 @@ from harness.reference.state import AgentState
 from harness.reference.tree import (
     ActionToolFactory,
     AgentSpec,
+    EffectToolFactory,
     GateFactory,
     ModelFactory,
     SubAgentSpec,
@@ -50,6 +51,7 @@ from harness.targets.variants_continuation import (
     ExposedContinuationTool,
     HistoryAccumulationTool,
     RebuildContextAgent,
+    ReplayTurnAgent,
     SharedObjectTool,
     SwallowRestoreFailureTool,
 )
@@ -97,6 +99,7 @@ class VariantTree(Tree):
         persisted: bytes | None = None,
         emit: EventSink | None = None,
         gate_for: GateFactory | None = None,
+        effect_tool: EffectToolFactory | None = None,
     ) -> None:
         self.variant = variant
         super().__init__(
@@ -106,6 +109,7 @@ class VariantTree(Tree):
             persisted=persisted,
             emit=emit,
             gate_for=gate_for,
+            effect_tool=effect_tool,
         )
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
@@ -154,6 +158,7 @@ class VariantSession(ReferenceSession):
             persisted=self.store.get(TREE_KEY),
             emit=self.public_events.append,
             gate_for=gate_for,
+            effect_tool=self._effect_tool,
         )
 
 
@@ -259,6 +264,12 @@ _ALL: Final = (
         "gate-asked-again",
         "a gated call that resumes its parked sub-agent asks its gate again, as if it were new",
         tool_class=GateAskedAgainTool,
+    ),
+    Variant(
+        "replay-turn",
+        "a resumed turn is played again from its start: every tool call of the parked model "
+        "message runs again, an ordinary tool before the question included",
+        agent_class=ReplayTurnAgent,
     ),
 )
 

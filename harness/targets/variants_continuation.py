@@ -178,3 +178,18 @@ class RebuildContextAgent(Agent):
                 key: context[key] for key in (PENDING_TOOL_CALL, RESULTS_SO_FAR)
             }
         return outcome
+
+
+class ReplayTurnAgent(Agent):
+    """A resumed turn is played again from its start instead of resumed where it parked.
+
+    Differs from the reference in ``_run_tools``: on resume the results the parked turn already
+    obtained are dropped, so every tool call of the parked model message runs again (an
+    ordinary tool before the question included; a question gets its recorded answer back).
+    """
+
+    def _run_tools(
+        self, work: AgentState, tool_use_message: Message, results_so_far: list[JSON]
+    ) -> list[JSON] | AgentResult:
+        del results_so_far
+        return super()._run_tools(work, tool_use_message, [])

@@ -10,8 +10,8 @@ oracle says are pending, a resend names an earlier answer, a new prompt comes on
 previous one finished, a corruption (at most one) only while a continuation is stored.  So
 every drawn scenario is valid, and every step means something.  Failures shrink toward a small
 tree and few steps (hypothesis shrinks the draws).
-The package: ``families`` (the general and the focused family ``check --profile`` draws, and
-what a target must be able to express for them) and ``cases`` (the fault campaigns' cases).
+The package: ``families`` (the general and the focused families ``check --profile`` draws,
+and what a target must be able to express for them) and ``cases`` (the fault campaigns' cases).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from scenarios.strategies.families import (
     TOOL_USE_IDS,
     Capabilities,
     Draw,
+    effects_scenarios,
     restore_scenarios,
     scenarios,
     trees,
@@ -44,6 +45,7 @@ __all__ = [
     "Draw",
     "corruption_case",
     "corruption_cases",
+    "effects_scenarios",
     "parked_trees",
     "privacy_cases",
     "restore_scenarios",

@@ -1,6 +1,7 @@
-"""The two families of scenarios ``check --profile`` draws: the general one (any tree, any steps)
-and the focused one for continuation fidelity (``restore_scenarios``), each within what a target
-can express."""
+"""The families of scenarios ``check --profile`` draws: the general one (any tree, any steps)
+and the focused ones, for continuation fidelity (``restore_scenarios``) and for side effects
+before a question (``effects_scenarios``), each within what a target can express
+(``scenarios.corpus.FAMILIES`` lists them)."""
 
 from __future__ import annotations
 
@@ -251,3 +252,140 @@ def restore_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario
     return Scenario.model_validate(
         {"description": DESCRIPTION, "source": SOURCE, "tree": tree, "steps": steps}
     )
+
+
+EFFECT_TOOLS: Final = ("lookup", "write")  # the ordinary tools the effects family draws
+
+
+@st.composite
+def effects_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
+    """A focused family for side effects before a question: sub-agents run ordinary tools
+    (``effects``) in an earlier model turn than their question, beside it in the same message
+    (before or after it), or after it is answered; sometimes the orchestrator runs one beside
+    its calls, sometimes the question is a nested sub-agent's.  Asked, restarted, answered (all,
+    in part, or denied) and re-sent, one prompt after another.
+
+    Its trees always have ordinary tools (the family exists for them): a target that cannot run
+    them (no ``ordinary_tools``) finds the whole family not applicable.
+    """
+    can = _can(capabilities)
+    names = count(1)
+    ids = IdDrawer(draw, can("repeated_tool_use_ids"), can("empty_tool_use_ids"))
+    workers = [_worker(draw, names, ids, can, nested=True) for _ in range(draw(st.integers(1, 2)))]
+    calls: list[dict[str, Any]] = [{"tool": worker["name"]} for worker in workers]
+    tree: dict[str, Any] = {"name": "orchestrator", "sub_agents": workers}
+    if draw(st.integers(0, 3)) == 0:  # the orchestrator's own effect beside its calls
+        tree["effects"] = [{"tool": "lookup"}]
+        calls.insert(draw(st.integers(0, len(calls))), {"tool": "lookup"})
+    tree["turns"] = [ids.turn(calls)]
+    return _played(draw, tree, can)
+
+
+class IdDrawer:
+    """The toolUseIds of one agent's turns: unique in a turn; repeated across turns only with
+    ``repeats``, empty only with ``empty`` (fresh ``u<n>`` ones once the alphabet runs out)."""
+
+    def __init__(self, draw: Draw, repeats: bool, empty: bool) -> None:
+        self.draw = draw
+        self.repeats = repeats
+        self.empty = empty
+        self.used: set[str] = set()
+
+    def agent(self) -> IdDrawer:
+        return IdDrawer(self.draw, self.repeats, self.empty)
+
+    def turn(self, calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        alphabet = [
+            i for i in TOOL_USE_IDS if (i or self.empty) and (self.repeats or i not in self.used)
+        ]
+        fresh = (f"u{n}" for n in count() if f"u{n}" not in self.used)
+        alphabet += [next(fresh) for _ in range(len(calls) - len(alphabet))]
+        chosen = self.draw(
+            st.lists(
+                st.sampled_from(alphabet), min_size=len(calls), max_size=len(calls), unique=True
+            )
+        )
+        self.used.update(chosen)
+        return [
+            {**call, "id": tool_use_id} for call, tool_use_id in zip(calls, chosen, strict=True)
+        ]
+
+
+def _worker(
+    draw: Draw, names: count[int], ids: IdDrawer, can: Callable[[str], bool], *, nested: bool
+) -> dict[str, Any]:
+    """A sub-agent that runs ordinary tools around one question: its own action's, or (when
+    ``nested`` allows, rarely) a nested sub-agent's that does the same."""
+    name = f"s{next(names)}"
+    worker: dict[str, Any] = {"name": name}
+    effects = draw(st.lists(st.sampled_from(EFFECT_TOOLS), min_size=1, max_size=2, unique=True))
+    worker["effects"] = [{"tool": tool} for tool in effects]
+    if nested and draw(st.integers(0, 4)) == 0:
+        inner = _worker(draw, names, ids, can, nested=False)
+        worker["sub_agents"] = [inner]
+        asker = inner["name"]
+    else:
+        action: dict[str, Any] = {"tool": "act", "label": f"{name}-0"}
+        if can("multi_question") and draw(st.integers(0, 3)) == 0:
+            action["questions"] = 2
+        worker["actions"] = [action]
+        asker = "act"
+    first, last = effects[0], effects[-1]
+    shape = draw(st.sampled_from(("before", "beside", "beside-after", "after", "around")))
+    turns = {
+        "before": [[first], [asker]],
+        "beside": [[first, asker]],
+        "beside-after": [[asker, first]],
+        "after": [[asker], [first]],
+        "around": [[first], [last, asker], [first]],
+    }[shape]
+    mine = ids.agent()
+    worker["turns"] = [mine.turn([{"tool": tool} for tool in turn]) for turn in turns]
+    if can("preserve_context") and draw(st.integers(0, 4)) == 0:
+        worker["preserve_context"] = True
+    if can("stateful_provider") and draw(st.integers(0, 3)) == 0:
+        worker["stateful_provider"] = True
+    if can("sliding_window") and draw(st.integers(0, 4)) == 0:
+        worker["window"] = {"size": draw(st.sampled_from((2, 3))), "per_turn": 2}
+    return worker
+
+
+def _played(draw: Draw, tree: dict[str, Any], can: Callable[[str], bool]) -> Scenario:
+    """``tree`` run with a first prompt, then restarts, answers (all, in part, denied), resends
+    and later prompts, each drawn against the oracle as the general family draws them."""
+    steps: list[Step] = []
+    restarts = can("restart")
+    if restarts and draw(st.integers(0, 3)) == 0:
+        steps.append(Restart(restart=True))
+    steps.append(Run(run="p1"))
+    base = Scenario.model_validate(
+        {"description": DESCRIPTION, "source": SOURCE, "tree": tree, "steps": steps}
+    )
+    oracle = Oracle(base)
+    expected = [oracle.step(index, step) for index, step in enumerate(steps)][-1]
+    prompts = count(2)
+    for _ in range(draw(st.integers(1, 5))):
+        pending = sorted({label for label, _ in expected.pending})
+        answers = [i for i, step in enumerate(steps) if isinstance(step, Answer)]
+        choices = ["restart", "restart"] if restarts else []
+        choices += ["answer"] * 3 if pending else ["run"]
+        if answers:
+            choices.append("resend")
+        kind = draw(st.sampled_from(choices))
+        step: Step
+        if kind == "answer":
+            chosen = draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
+            responses = {
+                label: draw(st.sampled_from(("approve", "approve", "approve", "deny")))
+                for label in chosen
+            }
+            step = Answer(answer=responses)
+        elif kind == "restart":
+            step = Restart(restart=True)
+        elif kind == "resend":
+            step = Resend(resend=draw(st.sampled_from(answers)))
+        else:
+            step = Run(run=f"p{next(prompts)}")
+        steps.append(step)
+        expected = oracle.step(len(steps) - 1, step)
+    return base.model_copy(update={"steps": tuple(steps)})
