@@ -26,7 +26,7 @@ Semantics it encodes, each straight from docs/invariants.md:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -64,6 +64,8 @@ class Expected:
     error: ErrorExpectation
     parked_continuations: int  # parked ephemeral sub-agent calls (stored continuations)
     unknown_answer: bool = False  # it answers a question not pending: the error is I14's refusal
+    # the call each execution serves: (label, its agent's path, the prompt that call was given)
+    served: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
@@ -71,6 +73,8 @@ class ActionCall:
     action: Action
     question: int = 1
     outcome: Literal["asking", "ran", "refused"] = "asking"
+    path: str = ""  # the call it serves: its agent's path and the prompt that call was given
+    prompt: str = ""
 
     @property
     def complete(self) -> bool:
@@ -195,6 +199,7 @@ class Oracle:
                 self.refused.add(index)
             return self._expect([], error="required", stop_reason=None)
         executed: list[str] = []
+        served: list[tuple[str, str, str]] = []
         for call in self._asking(self.root):
             response = given.get(call.action.label)
             if response == "approve" and call.question < call.action.questions:
@@ -202,10 +207,11 @@ class Oracle:
             elif response == "approve":
                 call.outcome = "ran"
                 executed.append(call.action.label)
+                served.append((call.action.label, call.path, call.prompt))
             elif response == "deny":
                 call.outcome = "refused"
         self._advance(self.root, executed)
-        return self._expect(executed, error="forbidden")
+        return self._expect(executed, error="forbidden", served=served)
 
     def _restart(self) -> None:
         for path, busy in self.live.items():
@@ -246,7 +252,7 @@ class Oracle:
     def _start(self, parent: Activation, call: Call, executed: list[str]) -> ActionCall | SubCall:
         for action in parent.agent.actions:
             if action.tool == call.tool:
-                return ActionCall(action)
+                return ActionCall(action, path=parent.path, prompt=parent.prompt)
         sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         path = f"{parent.path}/{sub.name}"
         if sub.preserve_context:
@@ -297,6 +303,7 @@ class Oracle:
         error: ErrorExpectation,
         stop_reason: Literal["end_turn", "interrupt"] | Literal["auto"] | None = "auto",
         unknown_answer: bool = False,
+        served: Sequence[tuple[str, str, str]] = (),
     ) -> Expected:
         pending = [] if self.root is None else self._asking(self.root)
         finished = self.root is not None and self.root.finished
@@ -312,6 +319,7 @@ class Oracle:
             error=error,
             parked_continuations=self._parked_continuations(),
             unknown_answer=unknown_answer,
+            served=tuple(sorted(served)),
         )
 
 
