@@ -81,6 +81,15 @@ class ActionCall:
         return self.outcome != "asking"
 
 
+# the answers of one step: by label, or by label and the prompt of the call that asks
+Given = dict[str | tuple[str, str], str]
+
+
+def _response(given: Given, call: ActionCall) -> str | None:
+    """The answer ``given`` holds for ``call``: the one for its own call, else its label's."""
+    return given.get((call.action.label, call.prompt), given.get(call.action.label))
+
+
 @dataclass
 class SubCall:
     activation: Activation | None  # None: refused at once (its sub-agent was busy)
@@ -116,7 +125,7 @@ class Oracle:
     root: Activation | None = None
     live: dict[str, Activation | None] = field(default_factory=dict)  # preserve_context busy-with
     stuck: str | None = None
-    answers_given: dict[int, dict[str, str]] = field(default_factory=dict)
+    answers_given: dict[int, Given] = field(default_factory=dict)
     refused: set[int] = field(default_factory=set)  # answers a corrupted store refused
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
@@ -130,7 +139,10 @@ class Oracle:
         if isinstance(step, Run):
             return self._run(step.run)
         if isinstance(step, Answer):
-            given: dict[str, str] = dict(step.answer)
+            given: Given = {label: response for label, response in step.answer.items()}
+            for action, by_prompt in step.answer_calls.items():
+                for prompt, call_response in by_prompt.items():
+                    given[(action, prompt)] = call_response
             unknown = False
             for interrupt_id, response in step.answer_ids.items():
                 label = (shown or {}).get(interrupt_id)
@@ -188,11 +200,13 @@ class Oracle:
         self._advance(self.root, executed)
         return self._expect(executed, error="forbidden")
 
-    def _answer(self, index: int, given: dict[str, str]) -> Expected:
+    def _answer(self, index: int, given: Given) -> Expected:
         if self.root is None or self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
         self.named[index] = [
-            (call, call.question) for call in self._asking(self.root) if call.action.label in given
+            (call, call.question)
+            for call in self._asking(self.root)
+            if _response(given, call) is not None
         ]
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
@@ -201,7 +215,7 @@ class Oracle:
         executed: list[str] = []
         served: list[tuple[str, str, str]] = []
         for call in self._asking(self.root):
-            response = given.get(call.action.label)
+            response = _response(given, call)
             if response == "approve" and call.question < call.action.questions:
                 call.question += 1
             elif response == "approve":
