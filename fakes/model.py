@@ -27,7 +27,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from fakes.log import AppendOnlyLog
@@ -47,12 +47,15 @@ class ScriptError(LookupError):
 @dataclass(frozen=True)
 class ToolCall:
     """A tool call; ``raw_input``, when given, is the arguments exactly as the model streams
-    them (JSON text), for a model that sends arguments that are not an object."""
+    them (JSON text), for a model that sends arguments that are not an object.
+    ``prompt_field``, when given, is the input under which the call carries the prompt its
+    agent is answering (so a protected action knows which call of its agent it serves)."""
 
     tool: str
     tool_use_id: str
     input: Mapping[str, Any] = field(default_factory=dict)
     raw_input: str | None = None
+    prompt_field: str | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,19 @@ class AgentScript:
     default: tuple[Turn, ...] = ()
 
     def turns_for(self, prompt: str) -> tuple[Turn, ...]:
-        return self.turns_by_prompt.get(prompt, self.default)
+        """The turns played for ``prompt``, each call that asks for it carrying the prompt."""
+        return tuple(
+            CallTools(tuple(_carrying(call, prompt) for call in turn.calls))
+            if isinstance(turn, CallTools)
+            else turn
+            for turn in self.turns_by_prompt.get(prompt, self.default)
+        )
+
+
+def _carrying(call: ToolCall, prompt: str) -> ToolCall:
+    if call.prompt_field is None:
+        return call
+    return replace(call, input={**call.input, call.prompt_field: prompt})
 
 
 @dataclass(frozen=True)

@@ -340,6 +340,13 @@ class Recorder:
             for pending in self.shown
             if pending.label == label
         ]
+        chosen.extend(
+            (pending, response)
+            for label, by_prompt in step.answer_calls.items()
+            for prompt, response in by_prompt.items()
+            for pending in self.shown
+            if pending.label == label and _prompt_shown(pending.reason) == prompt
+        )
         shown_ids = {pending.id: pending for pending in self.shown}
         for interrupt_id, response in step.answer_ids.items():
             pending = shown_ids.get(interrupt_id) or PendingInterrupt(interrupt_id, "", None, None)
@@ -380,6 +387,12 @@ class Recorder:
 
 def _shown(value: object) -> str:
     return "None" if value is None else f"a {type(value).__name__}"
+
+
+def _prompt_shown(reason: Any) -> str | None:
+    """The prompt of the call a question says it serves (its reason's ``prompt``), or None."""
+    prompt = reason.get("prompt") if isinstance(reason, dict) else None
+    return prompt if isinstance(prompt, str) else None
 
 
 def _kind(step: Step) -> str:

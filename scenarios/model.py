@@ -152,6 +152,9 @@ class Scenario(Strict):
       or the root has a gate;
     - the first step other than a restart is not a run;
     - an answer names a label no action (or gate) has;
+    - an `answer_calls` entry names a label no action has (a gate is answered by label only),
+      a label the same step also answers by label, no prompt, or a prompt no call that can ask
+      that action is given;
     - a repair has no corruption before it;
     - a resend names a step that is not an earlier answer;
     - an agent's `prompts` names a prompt it is never given (no run step gives it to the
@@ -203,11 +206,13 @@ class Scenario(Strict):
         first = next((step for step in self.steps if not isinstance(step, Restart)), None)
         if not isinstance(first, Run):
             raise FieldError(("steps",), "the first step other than a restart must be a run")
+        asked_by = _prompts_asking(self.tree, runs)
         for index, step in enumerate(self.steps):
             if isinstance(step, Answer):
                 unknown = sorted(set(step.answer) - set(labels))
                 if unknown:
                     raise FieldError(("steps", index, "answer"), f"no action labelled {unknown}")
+                _calls_answered(step, asked_by, ("steps", index, "answer_calls"))
             if isinstance(step, Repair) and not any(
                 isinstance(earlier, Corrupt) for earlier in self.steps[:index]
             ):
@@ -271,3 +276,42 @@ def _prompts_given(agent: Agent, given: set[str], where: tuple[str | int, ...]) 
             if call.tool == sub.name
         }
         _prompts_given(sub, calls, (*where, "sub_agents", position))
+
+
+def _prompts_asking(agent: Agent, given: set[str]) -> dict[str, set[str]]:
+    """For each action label, the prompts of the calls that can ask it: those its agent is given
+    (the runs for the root, the calls' prompts in its parent's turns for a sub-agent)."""
+    asking = {action.label: set(given) for action in agent.actions}
+    for sub in agent.sub_agents:
+        calls = {
+            call.prompt
+            for _, turns in agent.scripts()
+            for turn in turns
+            for call in turn
+            if call.tool == sub.name
+        }
+        asking |= _prompts_asking(sub, calls)
+    return asking
+
+
+def _calls_answered(
+    step: Answer, asked_by: dict[str, set[str]], where: tuple[str | int, ...]
+) -> None:
+    """Refuse an ``answer_calls`` entry naming no action, a label also answered by label, or a
+    prompt no call of its action's agent is given."""
+    for label, by_prompt in step.answer_calls.items():
+        if label not in asked_by:
+            raise FieldError((*where, label), f"no action labelled {label!r}")
+        if label in step.answer:
+            raise FieldError(
+                (*where, label), "answered by label in the same step too: give one or the other"
+            )
+        if not by_prompt:
+            raise FieldError((*where, label), "expected at least one prompt to answer")
+        for prompt in by_prompt:
+            if prompt not in asked_by[label]:
+                raise FieldError(
+                    (*where, label, prompt),
+                    f"no call that can ask {label!r} is given this prompt; "
+                    f"they are given {sorted(asked_by[label])}",
+                )

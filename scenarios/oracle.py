@@ -32,7 +32,7 @@ Semantics it encodes, each straight from docs/invariants.md:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
@@ -72,6 +72,8 @@ class Expected:
     unknown_answer: bool = False  # it answers a question not pending: the error is I14's refusal
     # ordinary tools run during this step, each (agent path, tool, toolUseId), sorted
     effects: tuple[tuple[str, str, str], ...] = ()
+    # the call each execution serves: (label, its agent's path, the prompt that call was given)
+    served: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass
@@ -80,10 +82,21 @@ class ActionCall:
     question: int = 1
     outcome: Literal["asking", "ran", "refused"] = "asking"
     gate: bool = False  # a gate's question: approved, it calls its sub-agent and runs nothing
+    path: str = ""  # the call it serves: its agent's path and the prompt that call was given
+    prompt: str = ""
 
     @property
     def complete(self) -> bool:
         return self.outcome != "asking"
+
+
+# the answers of one step: by label, or by label and the prompt of the call that asks
+Given = dict[str | tuple[str, str], str]
+
+
+def _response(given: Given, call: ActionCall) -> str | None:
+    """The answer ``given`` holds for ``call``: the one for its own call, else its label's."""
+    return given.get((call.action.label, call.prompt), given.get(call.action.label))
 
 
 @dataclass
@@ -132,7 +145,7 @@ class Oracle:
     root: Activation | None = None
     live: dict[str, Activation | None] = field(default_factory=dict)  # preserve_context busy-with
     stuck: str | None = None
-    answers_given: dict[int, dict[str, str]] = field(default_factory=dict)
+    answers_given: dict[int, Given] = field(default_factory=dict)
     refused: set[int] = field(default_factory=set)  # answers a corrupted store refused
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
@@ -148,7 +161,10 @@ class Oracle:
         if isinstance(step, Run):
             return self._run(step.run)
         if isinstance(step, Answer):
-            given: dict[str, str] = dict(step.answer)
+            given: Given = {label: response for label, response in step.answer.items()}
+            for action, by_prompt in step.answer_calls.items():
+                for prompt, call_response in by_prompt.items():
+                    given[(action, prompt)] = call_response
             unknown = False
             for interrupt_id, response in step.answer_ids.items():
                 label = (shown or {}).get(interrupt_id)
@@ -206,29 +222,33 @@ class Oracle:
         self._advance(self.root, executed)
         return self._expect(executed, error="forbidden")
 
-    def _answer(self, index: int, given: dict[str, str]) -> Expected:
+    def _answer(self, index: int, given: Given) -> Expected:
         if self.root is None or self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
         self.named[index] = [
-            (call, call.question) for call in self._asking(self.root) if call.action.label in given
+            (call, call.question)
+            for call in self._asking(self.root)
+            if _response(given, call) is not None
         ]
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
                 self.refused.add(index)
             return self._expect([], error="required", stop_reason=None)
         executed: list[str] = []
+        served: list[tuple[str, str, str]] = []
         for call in self._asking(self.root):
-            response = given.get(call.action.label)
+            response = _response(given, call)
             if response == "approve" and call.question < call.action.questions:
                 call.question += 1
             elif response == "approve":
                 call.outcome = "ran"
                 if not call.gate:
                     executed.append(call.action.label)
+                    served.append((call.action.label, call.path, call.prompt))
             elif response == "deny":
                 call.outcome = "refused"
         self._advance(self.root, executed)
-        return self._expect(executed, error="forbidden")
+        return self._expect(executed, error="forbidden", served=served)
 
     def _restart(self) -> None:
         for path, busy in self.live.items():
@@ -276,10 +296,15 @@ class Oracle:
             return EffectCall()
         for action in parent.agent.actions:
             if action.tool == call.tool:
-                return ActionCall(action)
+                return ActionCall(action, path=parent.path, prompt=parent.prompt)
         sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         if sub.gate is not None:
-            gate = ActionCall(Action(tool=sub.name, label=sub.gate), gate=True)
+            gate = ActionCall(
+                Action(tool=sub.name, label=sub.gate),
+                gate=True,
+                path=parent.path,
+                prompt=parent.prompt,
+            )
             return SubCall(None, gate=gate, waiting=call)
         return self._call(parent, call, executed)
 
@@ -348,6 +373,7 @@ class Oracle:
         error: ErrorExpectation,
         stop_reason: Literal["end_turn", "interrupt"] | Literal["auto"] | None = "auto",
         unknown_answer: bool = False,
+        served: Sequence[tuple[str, str, str]] = (),
     ) -> Expected:
         pending = [] if self.root is None else self._asking(self.root)
         finished = self.root is not None and self.root.finished
@@ -364,6 +390,7 @@ class Oracle:
             parked_continuations=self._parked_continuations(),
             unknown_answer=unknown_answer,
             effects=tuple(sorted(self.effects)),
+            served=tuple(sorted(served)),
         )
 
 

@@ -20,10 +20,11 @@ class Run(Strict):
 
 
 class Answer(Strict):
-    """Answer every pending question of these actions (by label), or these root-visible ids.
-    The answers reach the target in the order written: each label's questions (in the order the
-    root shows them), then each id; nothing is re-sorted.  To answer in an order across steps,
-    give one answer step after another (the questions left out stay pending meanwhile)."""
+    """Answer every pending question of these actions (by label), of these calls (by label and
+    the prompt of the call that asks), or these root-visible ids.  The answers reach the target
+    in the order written: each label's questions (in the order the root shows them), then each
+    call's, then each id; nothing is re-sorted.  To answer in an order across steps, give one
+    answer step after another (the questions left out stay pending meanwhile)."""
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
@@ -37,6 +38,12 @@ class Answer(Strict):
         description="Root-visible id to `approve` or `deny`, as the target shows ids. An id "
         "not shown as pending at that point is sent as given, and the whole answer must then be "
         "refused (I14).",
+    )
+    answer_calls: dict[Name, dict[str, Response]] = Field(
+        default_factory=dict,
+        description="Action label to a map of prompt to `approve` or `deny`: answers the "
+        "questions of that action asked by the call given that prompt (its question names it), "
+        "so twin calls sharing a label can be answered differently.",
     )
 
 
@@ -77,6 +84,7 @@ STEP_KEYS: Final = {
     "run": "Run",
     "answer": "Answer",
     "answer_ids": "Answer",
+    "answer_calls": "Answer",
     "restart": "Restart",
     "corrupt": "Corrupt",
     "repair": "Repair",
@@ -104,7 +112,7 @@ TaggedStep = Annotated[
     Discriminator(
         _step_kind,
         custom_error_type="step_kind",
-        custom_error_message="a step is one of run, answer, answer_ids, restart, corrupt, "
-        "repair, resend",
+        custom_error_message="a step is one of run, answer, answer_ids, answer_calls, restart, "
+        "corrupt, repair, resend",
     ),
 ]

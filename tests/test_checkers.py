@@ -409,6 +409,47 @@ def test_i2_an_approval_runs_a_siblings_action() -> None:
     assert found[1].seen == "deploy-a ran 0 times: approval not delivered"
 
 
+MAILER = agent("orchestrator", agent("mailer", actions=("send-mail",)))
+
+
+def twin_calls_answered(*, ran_for: str, due_for: str, records_name_calls: bool = True) -> History:
+    """Twin calls of the mailer (mail Ana, mail Bo) ask send-mail; one answer approves the call
+    for ``due_for`` and the ledger says the run served ``ran_for``."""
+    settle = answer(
+        "send-mail", shows=[ask("send-mail", interrupt_id="sub:send-mail:bo")], ran=("send-mail",)
+    )
+    settle["expected"]["served"] = [["send-mail", "orchestrator/mailer", due_for]]
+    record = {"action": "send-mail", "agent": "orchestrator/mailer", "tool_use_id": "call-1"}
+    settle["executions"] = [{**record, "prompt": ran_for} if records_name_calls else record]
+    return history(
+        run(shows=[ask("send-mail"), ask("send-mail", interrupt_id="sub:send-mail:bo")]),
+        settle,
+        tree=MAILER,
+    )
+
+
+def test_i2_an_approval_runs_the_call_it_was_meant_for() -> None:
+    assert violations("I2", twin_calls_answered(ran_for="mail Ana", due_for="mail Ana")) == []
+
+
+def test_i2_an_approval_delivered_to_the_twin_call_names_both_calls() -> None:
+    found = violations("I2", twin_calls_answered(ran_for="mail Bo", due_for="mail Ana"))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            1,
+            "send-mail runs for orchestrator/mailer 'mail Ana'",
+            "send-mail ran for orchestrator/mailer 'mail Bo': the approval reached a twin call",
+        )
+    ]
+
+
+def test_i2_a_ledger_that_does_not_name_the_call_is_judged_by_label_only() -> None:
+    unnamed = twin_calls_answered(ran_for="mail Bo", due_for="mail Ana", records_name_calls=False)
+
+    assert violations("I2", unnamed) == []
+
+
 # --- I3 partial answers -------------------------------------------------------------------------
 
 

@@ -30,10 +30,12 @@ from fakes.model import (
 from fakes.model import ToolCall as ScriptedCall
 from fakes.protected import (
     APPROVE,
+    CALL_FIELD,
     DENY,
     Ledger,
     ProtectedAction,
     label_of,
+    prompt_of,
     question_name,
     reason,
 )
@@ -505,3 +507,41 @@ def test_a_corrupting_store_passes_everything_through_until_asked() -> None:
     store.delete("gone")
 
     assert (store.keys(), store.get("k"), store.continuations()) == (["k"], b"v", [])
+
+
+def test_an_action_serving_a_call_shows_and_records_the_calls_prompt() -> None:
+    ledger = Ledger(AppendOnlyLog())
+    ask = Asker({"approval": APPROVE})
+
+    ProtectedAction("mail").perform(
+        ask, ledger, agent="orch/mailer", tool_use_id="t", prompt=prompt_of({CALL_FIELD: "mail Bo"})
+    )
+
+    assert ask.asked == [
+        ("approval", {"action": "mail", "question": 1, "of": 1, "prompt": "mail Bo"})
+    ]
+    assert ledger.executions() == [
+        {"action": "mail", "agent": "orch/mailer", "tool_use_id": "t", "prompt": "mail Bo"}
+    ]
+    assert prompt_of({}) is None
+    assert prompt_of({CALL_FIELD: 3}) is None
+
+
+def test_a_call_that_asks_for_it_carries_the_prompt_its_agent_is_answering() -> None:
+    send = ScriptedCall("send", "t", prompt_field=CALL_FIELD)
+    other = ScriptedCall("mailer", "c", input={"prompt": "mail Ana"})
+    script = AgentScript(
+        turns_by_prompt={"mail Bo": (CallTools((send,)), Answer("urgent"))},
+        default=(CallTools((send, other)), Answer("done")),
+    )
+
+    [bo, _] = script.turns_for("mail Bo")
+    [ana, _] = script.turns_for("mail Ana")
+
+    assert isinstance(bo, CallTools)
+    assert isinstance(ana, CallTools)
+    assert [dict(call.input) for call in bo.calls] == [{CALL_FIELD: "mail Bo"}]
+    assert [dict(call.input) for call in ana.calls] == [
+        {CALL_FIELD: "mail Ana"},
+        {"prompt": "mail Ana"},
+    ]

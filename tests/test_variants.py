@@ -151,6 +151,13 @@ CASES = (
         frozenset({"I2", "I10", "O"}),
         quiet=frozenset({"I1", "I4"}),
     ),
+    # twin calls sharing a label, answered per call: only the per-call judgment of I2 sees it
+    Case(
+        "swap-twin-answers",
+        regression("twin-calls-answered-per-call"),
+        frozenset({"I2"}),
+        quiet=frozenset({"I3", "I4", "I10", "O"}),
+    ),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),

@@ -10,12 +10,16 @@ from collections import Counter
 
 from harness.checkers.records import (
     UNLABELLED,
+    Served,
+    call_text,
     executed,
     expected_executed,
     expected_questions,
+    expected_served,
     is_conversation,
     listing,
     question_text,
+    served,
     shown,
     shown_questions,
     succeeded,
@@ -37,6 +41,11 @@ def exact_delivery_down(history: History) -> list[Violation]:
     an approval that was not delivered.  In a step that had to be refused (a corrupted store,
     an answer naming no pending question) nothing is expected to run, and whatever ran is I9's
     or I14's finding.
+
+    Judged per call too: where a label ran as often as expected, each run must serve the call
+    (its agent's path and prompt) the approval was meant for; a run that served a twin call
+    instead is an answer delivered to the wrong call, and its sentence names both calls.  A
+    ledger record that does not name its call (a target that cannot tell) is not judged so.
     """
     found: list[Violation] = []
     for step in history.steps:
@@ -44,6 +53,8 @@ def exact_delivery_down(history: History) -> list[Violation]:
             continue
         ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
         due = Counter(expected_executed(step))
+        if ran == due:
+            found.extend(_misdelivered(step.index, served(step), expected_served(step)))
         for label in sorted(ran - due):
             expected = f"{label} runs {times(due[label])}"
             if not due[label]:
@@ -54,6 +65,30 @@ def exact_delivery_down(history: History) -> list[Violation]:
             seen = f"{label} ran {times(ran[label])}: approval not delivered"
             expected = f"{label} runs {times(due[label])}"
             found.append(EXACT_DELIVERY_DOWN.violation(step.index, expected, seen))
+    return found
+
+
+def _misdelivered(
+    index: int, ran: list[Served] | None, due: list[Served] | None
+) -> list[Violation]:
+    """Runs that served another call of the same action than the one the approval was for."""
+    if ran is None or due is None:
+        return []
+    wrong = Counter(ran) - Counter(due)
+    missed = Counter(due) - Counter(ran)
+    found: list[Violation] = []
+    for meant in sorted(missed.elements()):
+        took = next((call for call in sorted(wrong.elements()) if call[0] == meant[0]), None)
+        if took is None:
+            continue
+        wrong[took] -= 1
+        found.append(
+            EXACT_DELIVERY_DOWN.violation(
+                index,
+                f"{meant[0]} runs for {call_text(meant)}",
+                f"{meant[0]} ran for {call_text(took)}: the approval reached a twin call",
+            )
+        )
     return found
 
 

@@ -20,6 +20,7 @@ UNLABELLED: Final = "?"  # a pending interrupt whose reason names no protected a
 Question = tuple[str, int]  # (action label, question number)
 Shown = tuple[str, int, str]  # (action label, question number, root-visible id)
 Run = tuple[str, str, str]  # an ordinary tool's run: (agent path, tool, toolUseId)
+Served = tuple[str, str, str]  # (action label, its agent's path, the prompt of the call it served)
 
 
 def is_conversation(step: StepRecord) -> bool:
@@ -87,6 +88,34 @@ def run_text(run: Run) -> str:
 
 def expected_executed(step: StepRecord) -> list[str]:
     return sorted(str(label) for label in step.expected["executions"])
+
+
+def served(step: StepRecord) -> list[Served] | None:
+    """The call each protected action's execution of ``step`` served, from the ledger; None
+    when a record does not name its call (its agent's path and prompt).  Ordinary tools' runs
+    are I15's, not read here."""
+    calls: list[Served] = []
+    for record in step.executions:
+        if is_effect(record):
+            continue
+        agent, prompt = record.get("agent"), record.get("prompt")
+        if not isinstance(agent, str) or not isinstance(prompt, str):
+            return None
+        calls.append((str(record.get("action")), agent, prompt))
+    return sorted(calls)
+
+
+def expected_served(step: StepRecord) -> list[Served] | None:
+    """The call each expected execution serves; None for a history recorded without them."""
+    calls = step.expected.get("served")
+    if calls is None:
+        return None
+    return sorted((str(label), str(path), str(prompt)) for label, path, prompt in calls)
+
+
+def call_text(call: Served) -> str:
+    """A call as a sentence names it: its call chain and its prompt."""
+    return f"{call[1]} {call[2]!r}"
 
 
 def error_of(step: StepRecord) -> str | None:

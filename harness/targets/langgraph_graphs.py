@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from fakes.effects import OrdinaryTool
 from fakes.model import strip_marker
-from fakes.protected import Ledger, ProtectedAction
+from fakes.protected import CALL_FIELD, Ledger, ProtectedAction, prompt_of
 from scenarios import model as scenario_model
 
 INPUT_FIELD: Final = "input"  # a sub-agent tool's (or node's) prompt argument
@@ -109,18 +109,18 @@ def action_tool(
 
     if action.hook:
 
-        def run_approved(tool_call_id: str) -> str:
-            return protected.run(ledger, agent=path, tool_use_id=tool_call_id)
+        def run_approved(call: str, tool_call_id: str) -> str:
+            return protected.run(ledger, agent=path, tool_use_id=tool_call_id, prompt=call)
 
         handler = run_approved
     else:
 
-        def run(tool_call_id: str) -> str:
+        def run(call: str, tool_call_id: str) -> str:
             def ask(name: str, why: Any) -> Any:
                 del name  # LangGraph's interrupt has no name; the reason carries the number
                 return interrupt(why)
 
-            return protected.perform(ask, ledger, agent=path, tool_use_id=tool_call_id)
+            return protected.perform(ask, ledger, agent=path, tool_use_id=tool_call_id, prompt=call)
 
         handler = run
     return StructuredTool.from_function(
@@ -161,7 +161,8 @@ def _approval_hook(
         action = by_tool.get(call["name"])
         if action is not None:
             protected = ProtectedAction(action.label, action.questions)
-            if not protected.approved(lambda name, why: interrupt(why)):
+            prompt = prompt_of(call.get("args"))
+            if not protected.approved(lambda name, why: interrupt(why), prompt):
                 return ToolMessage(
                     content=protected.refusal, tool_call_id=call["id"], name=call["name"]
                 )
@@ -222,8 +223,10 @@ def action_arguments() -> Any:
     from pydantic import BaseModel
 
     class ProtectedActionArguments(BaseModel):
+        call: str  # CALL_FIELD: the prompt of the call it serves
         tool_call_id: Annotated[str, InjectedToolCallId]
 
+    assert next(iter(ProtectedActionArguments.model_fields)) == CALL_FIELD
     return ProtectedActionArguments
 
 

@@ -48,7 +48,7 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 from fakes.effects import OrdinaryTool
 from fakes.model import ScriptedModel, strip_marker
-from fakes.protected import ProtectedAction, question_name, reason
+from fakes.protected import CALL_FIELD, ProtectedAction, prompt_of, question_name, reason
 from fakes.stores import FileStore
 from harness.targets.adapter import (
     NOT_REBUILT,
@@ -215,12 +215,15 @@ class OpenAIAgentsSession(RebuildingSession):
         protected = ProtectedAction(action.label, action.questions)
         ledger = self.ledger
 
-        async def perform(context: ToolContext[Any]) -> str:
-            return protected.run(ledger, agent=path, tool_use_id=context.tool_call_id)
+        async def perform(context: ToolContext[Any], call: str) -> str:
+            return protected.run(ledger, agent=path, tool_use_id=context.tool_call_id, prompt=call)
 
-        perform.__doc__ = f"Protected action {action.label}: runs only with a human's approval."
+        perform.__doc__ = (
+            f"Protected action {action.label}: runs only with a human's approval.\n\n"
+            f"Args:\n    {CALL_FIELD}: the prompt of the call it serves."
+        )
         # the SDK reads the annotations at run time; this module's are strings (PEP 563)
-        perform.__annotations__ = {"context": ToolContext, "return": str}
+        perform.__annotations__ = {"context": ToolContext, CALL_FIELD: str, "return": str}
         return function_tool(perform, name_override=action.tool, needs_approval=True)
 
     def _effect_tool(self, effect: scenario_model.Effect, path: str) -> Any:
@@ -350,10 +353,11 @@ class OpenAIAgentsSession(RebuildingSession):
 
     def _pending(self, handle: str, item: Any) -> PendingInterrupt:
         label = self.labels.get((id(item.agent), str(item.tool_name)))
+        prompt = prompt_of(_arguments(getattr(item.raw_item, "arguments", None)))
         return PendingInterrupt(
             id=handle,
             name=question_name(1),
-            reason=reason(label, 1, 1) if label else {"tool": item.tool_name},
+            reason=reason(label, 1, 1, prompt) if label else {"tool": item.tool_name},
             label=label,
         )
 
@@ -407,3 +411,11 @@ def _parsed(stored: bytes | None) -> Any:
         return json.loads(stored or b"{}")
     except ValueError:
         return {}
+
+
+def _arguments(text: Any) -> Any:
+    """A tool call's arguments as the model sent them (JSON text), or None if they are not."""
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None

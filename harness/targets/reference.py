@@ -22,7 +22,7 @@ from fakes.model import (
     strip_marker,
 )
 from fakes.model import ToolCall as ScriptedCall
-from fakes.protected import Ledger, ProtectedAction
+from fakes.protected import CALL_FIELD, Ledger, ProtectedAction, prompt_of
 from fakes.stores import FileStore
 from harness.reference.agent import AgentError, Completed, ToolCall, ToolOutcome, ToolUse
 from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
@@ -93,9 +93,12 @@ def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) 
     """The agent's turns for each prompt: its tool-calling turns, then its answer (those of its
     `prompts` entry for a prompt it names, else its `turns` and `answer`).
 
-    A sub-agent call carries its prompt under ``prompt_field`` (the SDK's agent-as-tool input).
+    A sub-agent call carries its prompt under ``prompt_field`` (the SDK's agent-as-tool input);
+    a protected action's call carries, under ``CALL_FIELD``, the prompt the agent is answering
+    (an ordinary tool's call does not: it asks nothing, and its run is named by its toolUseId).
     """
     sub_agents = {sub.name for sub in agent.sub_agents}
+    actions = {action.tool for action in agent.actions}
 
     def played(turns: scenario_model.Turns, answer: str) -> tuple[Turn, ...]:
         calling = tuple(
@@ -105,6 +108,7 @@ def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) 
                         tool=call.tool,
                         tool_use_id=call.id,
                         input={prompt_field: call.prompt} if call.tool in sub_agents else {},
+                        prompt_field=CALL_FIELD if call.tool in actions else None,
                     )
                     for call in turn
                 )
@@ -171,7 +175,11 @@ class ActionTool:
 
     def run(self, call: ToolCall) -> ToolOutcome:
         done = self.action.perform(
-            call.interrupt, self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id
+            call.interrupt,
+            self.ledger,
+            agent=self.agent,
+            tool_use_id=call.use.tool_use_id,
+            prompt=prompt_of(call.use.input),
         )
         return Completed(done)
 

@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from fakes.effects import OrdinaryTool
 from fakes.model import ScriptedModel, strip_marker
-from fakes.protected import ProtectedAction
+from fakes.protected import CALL_FIELD, ProtectedAction, prompt_of
 from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
@@ -226,27 +226,31 @@ class StrandsSession(RebuildingSession):
 
         if action.hook:
 
-            async def run_approved(tool_context: ToolContext) -> str:
+            async def run_approved(call: str, tool_context: ToolContext) -> str:
                 tool_use_id = tool_context.tool_use["toolUseId"]
-                return protected.run(ledger, agent=path, tool_use_id=tool_use_id)
+                return protected.run(ledger, agent=path, tool_use_id=tool_use_id, prompt=call)
 
             handler = run_approved
         else:
 
-            async def run(tool_context: ToolContext) -> str:
+            async def run(call: str, tool_context: ToolContext) -> str:
                 def ask(name: str, why: Any) -> Any:
                     return tool_context.interrupt(name, reason=why)
 
+                tool_use_id = tool_context.tool_use["toolUseId"]
                 return protected.perform(
-                    ask, ledger, agent=path, tool_use_id=tool_context.tool_use["toolUseId"]
+                    ask, ledger, agent=path, tool_use_id=tool_use_id, prompt=call
                 )
 
             handler = run
         # async, so the SDK runs it on its event loop rather than in a worker thread: concurrent
         # tool calls then interleave the same way on every run (a deterministic history)
-        handler.__doc__ = f"Protected action {action.label}: runs only with a human's approval."
+        handler.__doc__ = (
+            f"Protected action {action.label}: runs only with a human's approval.\n\n"
+            f"Args:\n    {CALL_FIELD}: the prompt of the call it serves."
+        )
         # the SDK reads the annotations at run time; this module's are strings (PEP 563)
-        handler.__annotations__ = {"tool_context": ToolContext, "return": str}
+        handler.__annotations__ = {CALL_FIELD: str, "tool_context": ToolContext, "return": str}
         return tool(name=action.tool, context=True)(handler)
 
     def _effect_tool(self, effect: scenario_model.Effect, path: str) -> Any:
@@ -390,7 +394,8 @@ def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
             if action is None:
                 return
             protected = ProtectedAction(action.label, action.questions)
-            if not protected.approved(lambda name, why: event.interrupt(name, reason=why)):
+            prompt = prompt_of(event.tool_use.get("input"))
+            if not protected.approved(lambda name, why: event.interrupt(name, reason=why), prompt):
                 event.cancel_tool = protected.refusal
 
     del path
