@@ -412,15 +412,21 @@ def test_i2_an_approval_runs_a_siblings_action() -> None:
 MAILER = agent("orchestrator", agent("mailer", actions=("send-mail",)))
 
 
-def twin_calls_answered(*, ran_for: str, due_for: str, records_name_calls: bool = True) -> History:
+def twin_calls_answered(
+    *, ran_for: str, due_for: str, records_name_calls: bool = True, with_effect: bool = False
+) -> History:
     """Twin calls of the mailer (mail Ana, mail Bo) ask send-mail; one answer approves the call
-    for ``due_for`` and the ledger says the run served ``ran_for``."""
+    for ``due_for`` and the ledger says the run served ``ran_for`` (after an ordinary tool's run
+    in the same step, ``with_effect``: its record names no prompt)."""
     settle = answer(
         "send-mail", shows=[ask("send-mail", interrupt_id="sub:send-mail:bo")], ran=("send-mail",)
     )
     settle["expected"]["served"] = [["send-mail", "orchestrator/mailer", due_for]]
     record = {"action": "send-mail", "agent": "orchestrator/mailer", "tool_use_id": "call-1"}
     settle["executions"] = [{**record, "prompt": ran_for} if records_name_calls else record]
+    if with_effect:
+        lookup = {"effect": "lookup", "agent": "orchestrator/mailer", "tool_use_id": "call-2"}
+        settle["executions"].insert(0, lookup)
     return history(
         run(shows=[ask("send-mail"), ask("send-mail", interrupt_id="sub:send-mail:bo")]),
         settle,
@@ -441,6 +447,18 @@ def test_i2_an_approval_delivered_to_the_twin_call_names_both_calls() -> None:
             "send-mail runs for orchestrator/mailer 'mail Ana'",
             "send-mail ran for orchestrator/mailer 'mail Bo': the approval reached a twin call",
         )
+    ]
+
+
+def test_i2_per_call_reads_past_an_ordinary_tools_record_in_the_same_step() -> None:
+    """An effect's record names no prompt; it is I15's, and must not turn the per-call reading
+    of the protected actions' records off."""
+    found = violations(
+        "I2", twin_calls_answered(ran_for="mail Bo", due_for="mail Ana", with_effect=True)
+    )
+
+    assert [v.seen for v in found] == [
+        "send-mail ran for orchestrator/mailer 'mail Bo': the approval reached a twin call"
     ]
 
 
