@@ -144,7 +144,7 @@ def effect_tool(effect: scenario_model.Effect, path: str, *, ledger: Ledger, gua
         guard(run),
         name=effect.tool,
         description=f"Ordinary tool {effect.tool}: a side effect, asks nothing.",
-        args_schema=action_arguments(),
+        args_schema=effect_arguments(),
     )
 
 
@@ -228,6 +228,21 @@ def action_arguments() -> Any:
 
     assert next(iter(ProtectedActionArguments.model_fields)) == CALL_FIELD
     return ProtectedActionArguments
+
+
+@cache
+def effect_arguments() -> Any:
+    """An ordinary tool's arguments: none the model gives (it asks nothing, so its call does not
+    carry the prompt a protected action's does), only the call's id, injected."""
+    from typing import Annotated
+
+    from langchain_core.tools import InjectedToolCallId
+    from pydantic import BaseModel
+
+    class OrdinaryToolArguments(BaseModel):
+        tool_call_id: Annotated[str, InjectedToolCallId]
+
+    return OrdinaryToolArguments
 
 
 @cache
