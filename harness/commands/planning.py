@@ -18,7 +18,6 @@ from scenarios.statistics import class_frequencies, frequency_report
 from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
 
 PROFILES = ("ci", "dev", "deep")  # the hypothesis profiles --profile names
-RESTORE = corpus.RESTORE  # the names of the focused family's scenarios
 
 
 def planned(
