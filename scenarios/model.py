@@ -268,14 +268,18 @@ def _prompts_given(agent: Agent, given: set[str], where: tuple[str | int, ...]) 
                 f"{agent.name!r} is never given this prompt; it is given {sorted(given)}",
             )
     for position, sub in enumerate(agent.sub_agents):
-        calls = {
-            call.prompt
-            for _, turns in agent.scripts()
-            for turn in turns
-            for call in turn
-            if call.tool == sub.name
-        }
-        _prompts_given(sub, calls, (*where, "sub_agents", position))
+        _prompts_given(sub, _prompts_of_calls(agent, sub), (*where, "sub_agents", position))
+
+
+def _prompts_of_calls(agent: Agent, sub: Agent) -> set[str]:
+    """The prompts ``agent``'s turns give ``sub`` when they call it."""
+    return {
+        call.prompt
+        for _, turns in agent.scripts()
+        for turn in turns
+        for call in turn
+        if call.tool == sub.name
+    }
 
 
 def _prompts_asking(agent: Agent, given: set[str]) -> dict[str, set[str]]:
@@ -283,14 +287,7 @@ def _prompts_asking(agent: Agent, given: set[str]) -> dict[str, set[str]]:
     (the runs for the root, the calls' prompts in its parent's turns for a sub-agent)."""
     asking = {action.label: set(given) for action in agent.actions}
     for sub in agent.sub_agents:
-        calls = {
-            call.prompt
-            for _, turns in agent.scripts()
-            for turn in turns
-            for call in turn
-            if call.tool == sub.name
-        }
-        asking |= _prompts_asking(sub, calls)
+        asking |= _prompts_asking(sub, _prompts_of_calls(agent, sub))
     return asking
 
 
