@@ -25,6 +25,7 @@ CLASSES: Final = (
     "sliding-window",
     "resend",
     "side-effects",
+    "gated-agent-call",
 )
 
 
@@ -41,6 +42,8 @@ def classes_of(scenario: Scenario) -> set[str]:
         found.add("colliding-ids")
     if any(_effect_before_a_question(agent) for agent, _ in agents):
         found.add("side-effects")
+    if _calls_a_gated_sub_agent(scenario.tree):
+        found.add("gated-agent-call")
     for agent, _ in agents:
         for turn in (turn for _, turns in agent.scripts() for turn in turns):
             tools = [call.tool for call in turn]
@@ -80,6 +83,15 @@ def _effect_before_a_question(agent: Agent) -> bool:
             if ran and tools & asking:
                 return True
     return False
+
+
+def _calls_a_gated_sub_agent(agent: Agent) -> bool:
+    """A turn calls a sub-agent with a gate, in an agent its callers' turns reach from the root:
+    a caller that asks before the call, whose sub-agent may then ask in the same call."""
+    subs = {sub.name: sub for sub in agent.sub_agents}
+    called = {call.tool for _, turns in agent.scripts() for turn in turns for call in turn}
+    reached = [subs[name] for name in sorted(called & set(subs))]
+    return any(sub.gate is not None or _calls_a_gated_sub_agent(sub) for sub in reached)
 
 
 def _step_classes(scenario: Scenario) -> set[str]:

@@ -11,8 +11,9 @@ capability the generators consult (``DRAWN_CAPABILITIES``), and ``generated-<tar
 each narrower set a built-in target draws its own sample within (the first built-in target with
 that set names the file; a check matches a file by the set in its header, never by name).  The
 first line is a header, then one line per scenario, family by family in the order of
-``FAMILIES`` (the general one, then the focused ones: restore, effects), each in the order
-drawn::
+``FAMILIES`` (the general one, then the focused ones: restore, effects, gated), each in the
+order drawn (a family that needs a capability the file was not drawn within has no lines
+there)::
 
     {"capabilities":null,"hypothesis":"6.170.17","profile":"ci","regenerate":"...","scenarios":400}
     {"name":"generated-000","scenario":{"description":"generated",...}}
@@ -52,6 +53,7 @@ from scenarios.strategies import (
     restore_scenarios,
     scenarios,
 )
+from scenarios.strategies.gates import GATE_CAPABILITY, gated_scenarios
 
 CORPUS: Final = Path(__file__).parent / "corpus"
 COMMITTED: Final = ("ci",)  # the profiles whose sample is committed; the others are drawn
@@ -66,12 +68,18 @@ class Family:
     """One family of generated scenarios: its names begin with ``generated-`` and ``prefix``;
     ``draw`` is its strategy within some capabilities; ``share`` of the profile's examples are
     drawn from it; ``statistics`` says whether the class statistics count it (a family focused
-    on one shape by design would skew them)."""
+    on one shape by design would skew them); ``needs`` is a capability (one of
+    ``DRAWN_CAPABILITIES``) without which every scenario of it would be not applicable: it is
+    drawn only within capabilities that have it."""
 
     prefix: str
     draw: Callable[[Capabilities], SearchStrategy[Scenario]]
     share: float = 1.0
     statistics: bool = True
+    needs: str | None = None
+
+    def drawn_within(self, within: Capabilities) -> bool:
+        return self.needs is None or within is None or self.needs in within
 
     @property
     def names(self) -> str:
@@ -84,9 +92,17 @@ FAMILIES: Final = (
     Family("restore-", lambda within: restore_scenarios(capabilities=within), statistics=False),
     # an eighth of the profile's examples: 25 of the ci sample's 425, about 6% of it
     Family("effects-", lambda within: effects_scenarios(capabilities=within), share=1 / 8),
+    # gates on the general family's sub-agents, for targets that can express them: 25 more
+    Family(
+        "gated-",
+        lambda within: gated_scenarios(capabilities=within),
+        share=1 / 8,
+        needs=GATE_CAPABILITY,
+    ),
 )
 RESTORE: Final = FAMILIES[1].names  # how a name of the focused (restore) family begins
 EFFECTS: Final = FAMILIES[2].names  # and of the side-effects family
+GATED: Final = FAMILIES[3].names  # and of the gated-call family
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(
     "("
@@ -119,10 +135,10 @@ def drawn_within(capabilities: Capabilities) -> Capabilities:
 
 def draw(profile: str, capabilities: Capabilities) -> Named:
     """The sample a derandomized run of ``profile`` draws within ``capabilities``: every family
-    in turn, under the shared sample's names."""
+    it can express in turn, under the shared sample's names."""
     within = drawn_within(capabilities)
     drawn: Named = []
-    for family in FAMILIES:
+    for family in (family for family in FAMILIES if family.drawn_within(within)):
         found = sample(profile, _strategy(family, within), family.share)
         drawn += [(f"{family.names}{i:03d}", scenario) for i, scenario in enumerate(found)]
     return drawn

@@ -22,7 +22,13 @@ from scenarios import corpus
 from scenarios.classes import classes_of
 from scenarios.loading import parse_scenario
 from scenarios.model import Corrupt, Scenario
-from scenarios.strategies import DRAWN_CAPABILITIES, restore_scenarios, scenarios
+from scenarios.strategies import (
+    DRAWN_CAPABILITIES,
+    effects_scenarios,
+    restore_scenarios,
+    scenarios,
+)
+from scenarios.strategies.gates import GATE_CAPABILITY, gated_scenarios
 
 FILES = corpus.files("ci")
 EVERY = frozenset(CAPABILITIES) | {f"corruption:{kind}" for kind in CORRUPTIONS}
@@ -103,7 +109,9 @@ def test_the_corpus_holds_every_family_under_todays_names() -> None:
         names = [name for name, _ in committed(path)]
         assert names == [f"generated-{i:03d}" for i in range(200)] + [
             f"generated-restore-{i:03d}" for i in range(200)
-        ] + [f"generated-effects-{i:03d}" for i in range(25)]
+        ] + [f"generated-effects-{i:03d}" for i in range(25)] + [
+            f"generated-gated-{i:03d}" for i in range(25)
+        ]
 
 
 def test_the_effects_family_is_at_least_five_percent_of_every_sample_and_has_ordinary_tools() -> (
@@ -116,6 +124,40 @@ def test_the_effects_family_is_at_least_five_percent_of_every_sample_and_has_ord
         assert all(requirements(scenario) >= {"ordinary_tools"} for scenario in effects)
         classed = [scenario for scenario in effects if "side-effects" in classes_of(scenario)]
         assert len(classed) >= 0.05 * len(drawn), path.name
+
+
+def test_the_gated_family_is_at_least_five_percent_of_every_sample_and_has_gates() -> None:
+    for path in FILES:
+        drawn = committed(path)
+        gated = [scenario for name, scenario in drawn if name.startswith(corpus.GATED)]
+        assert len(gated) >= 0.05 * len(drawn), path.name
+        assert all(requirements(scenario) >= {GATE_CAPABILITY} for scenario in gated)
+        classed = [scenario for scenario in gated if "gated-agent-call" in classes_of(scenario)]
+        assert len(classed) >= 0.05 * len(drawn), path.name
+        others = [scenario for name, scenario in drawn if not name.startswith(corpus.GATED)]
+        assert not any("gated-agent-call" in classes_of(scenario) for scenario in others)
+
+
+def test_a_family_is_drawn_only_within_capabilities_that_have_what_it_needs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[float] = []
+
+    def sample(profile: str, family: object, share: float = 1.0) -> list[Scenario]:
+        asked.append(share)
+        return []
+
+    monkeypatch.setattr(corpus, "sample", sample)
+    everything = len(corpus.FAMILIES)
+    assert corpus.draw("ci", None) == []
+    assert len(asked) == everything
+    asked.clear()
+    corpus.draw("ci", frozenset({"restart", GATE_CAPABILITY}))
+    assert len(asked) == everything
+    asked.clear()
+    corpus.draw("ci", frozenset({"restart"}))
+    assert len(asked) == everything - 1  # not the gated family
+    assert [family.prefix for family in corpus.FAMILIES if family.needs] == ["gated-"]
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
@@ -202,10 +244,15 @@ def test_the_generators_consult_exactly_the_drawn_capabilities() -> None:
     ASKED.clear()
     every = Consulted(EVERY)
 
-    @settings(max_examples=30, derandomize=True, database=None)
-    @given(scenarios(capabilities=every), restore_scenarios(capabilities=every))
-    def draw(general: Scenario, focused: Scenario) -> None:
-        del general, focused
+    @settings(max_examples=30, derandomize=True, database=None, deadline=None)
+    @given(
+        scenarios(capabilities=every),
+        restore_scenarios(capabilities=every),
+        effects_scenarios(capabilities=every),
+        gated_scenarios(capabilities=every),
+    )
+    def draw(general: Scenario, focused: Scenario, effects: Scenario, gated: Scenario) -> None:
+        del general, focused, effects, gated
 
     draw()
     assert set(DRAWN_CAPABILITIES) == ASKED
@@ -306,8 +353,8 @@ MALFORMED = {
     ),
     "bad-name": (
         lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "name": "colliding-ids"}),
-        "line 2: name: expected generated-NNN or generated-restore-NNN or generated-effects-NNN, "
-        "got 'colliding-ids'",
+        "line 2: name: expected generated-NNN or generated-restore-NNN or generated-effects-NNN "
+        "or generated-gated-NNN, got 'colliding-ids'",
     ),
     "repeated-name": (
         lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE, GOOD_LINE),

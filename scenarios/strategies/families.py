@@ -32,7 +32,8 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 # what a target can express (``harness.targets.base.CAPABILITIES``, and ``corruption:<kind>``
 # for each damage it can take); None: everything
 Capabilities = frozenset[str] | None
-# the capabilities the general and restore families consult
+# the capabilities the families consult (``gated_sub_agents``: whether the gated family, in
+# ``scenarios.strategies.gates``, is drawn at all)
 DRAWN_CAPABILITIES: Final = frozenset(
     {
         "multi_question",
@@ -44,6 +45,7 @@ DRAWN_CAPABILITIES: Final = frozenset(
         "sliding_window",
         "restart",
         *(f"{CORRUPTION_CAPABILITY}{kind}" for kind in GENERATED_CORRUPTIONS),
+        "gated_sub_agents",
     }
 )
 

@@ -5,12 +5,14 @@ A gated sub-agent (``scenarios.tree.Agent.gate``) is asked for before each call;
 is approved it is called and may ask its own questions in the same call, under the same
 toolUseId.  The general family's trees (``families.trees``: depth 2 or 3, actions at any
 level, preserve_context, windows, stateful providers, colliding toolUseIds) get a gate on each
-sub-agent with even odds, and on the first one when none drew one; a gate may sit inside
-another gated sub-agent.  Steps are drawn as the general family draws them: answers name only
-what the oracle says is pending (gates included: approved mostly, sometimes denied, sometimes
-only some of them), restarts anywhere, resends of earlier answers, a new prompt once the turn
-ended.  Every drawn scenario needs ``gated_sub_agents`` (``GATE_CAPABILITY``): a target without
-it draws nothing from this family.
+sub-agent their turns call (its caller's turns do, and the turns reach that caller from the
+root) with even odds, and on the first one when none drew one; a gate may sit inside another
+gated sub-agent (a gate on a sub-agent no turn calls would never be asked).  Steps are drawn
+as the general family draws them: answers name only what the oracle says is pending (gates
+included: approved mostly, sometimes denied, sometimes only some of them), restarts anywhere,
+resends of earlier answers, a new prompt once the turn ended.  Every drawn scenario needs
+``gated_sub_agents`` (``GATE_CAPABILITY``): a target without it draws nothing from this family
+(``scenarios.corpus`` does not draw it within capabilities without gates).
 """
 
 from __future__ import annotations
@@ -37,20 +39,24 @@ def can_draw(capabilities: Capabilities) -> bool:
 @st.composite
 def gated_trees(draw: Draw, capabilities: Capabilities = None) -> dict[str, Any]:
     """A tree of the general family, two levels deep or more, with at least one gated
-    sub-agent."""
+    sub-agent that its caller's turns call."""
     nested = trees(max_depth=MAX_DEPTH, capabilities=capabilities)
-    tree: dict[str, Any] = draw(nested.filter(lambda drawn: bool(drawn["sub_agents"])))
-    subs = list(_sub_agents(tree))
+    tree: dict[str, Any] = draw(nested.filter(lambda drawn: any(_called(drawn))))
+    subs = list(_called(tree))
     gated = [sub for sub in subs if draw(st.booleans())] or subs[:1]
     for sub in gated:
         sub["gate"] = sub["name"] + GATE_SUFFIX
     return tree
 
 
-def _sub_agents(agent: dict[str, Any]) -> Any:
+def _called(agent: dict[str, Any]) -> Any:
+    """The sub-agents ``agent``'s turns call, each followed by those its turns call, in the
+    tree's order."""
+    called = {call["tool"] for turn in agent["turns"] for call in turn}
     for sub in agent["sub_agents"]:
-        yield sub
-        yield from _sub_agents(sub)
+        if sub["name"] in called:
+            yield sub
+            yield from _called(sub)
 
 
 @st.composite
