@@ -7,6 +7,8 @@ this module needs only the scenario model and the oracle, not the generators.
 from __future__ import annotations
 
 from typing import Final
+from unicodedata import normalize
+from urllib.parse import unquote
 
 from scenarios.model import Agent, Answer, Resend, Restart, Run, Scenario
 from scenarios.oracle import Oracle
@@ -26,6 +28,7 @@ CLASSES: Final = (
     "resend",
     "side-effects",
     "gated-agent-call",
+    "adversarial-ids",
 )
 
 
@@ -44,6 +47,8 @@ def classes_of(scenario: Scenario) -> set[str]:
         found.add("side-effects")
     if _calls_a_gated_sub_agent(scenario.tree):
         found.add("gated-agent-call")
+    if _adversarial_ids(scenario):
+        found.add("adversarial-ids")
     for agent, _ in agents:
         for turn in (turn for _, turns in agent.scripts() for turn in turns):
             tools = [call.tool for call in turn]
@@ -92,6 +97,34 @@ def _calls_a_gated_sub_agent(agent: Agent) -> bool:
     called = {call.tool for _, turns in agent.scripts() for turn in turns for call in turn}
     reached = [subs[name] for name in sorted(called & set(subs))]
     return any(sub.gate is not None or _calls_a_gated_sub_agent(sub) for sub in reached)
+
+
+SEPARATORS: Final = ":/.#"
+LONG: Final = 100  # characters: an id this long is a long id
+
+
+def _adversarial_ids(scenario: Scenario) -> bool:
+    """A long toolUseId, or two distinct ones of the scenario that a naming scheme may confuse:
+    one the other's prefix up to a separator, one the other percent-escaped, or NFC/NFD
+    twins."""
+    ids = {
+        call.id
+        for agent, _ in scenario.tree.walk()
+        for _, turns in agent.scripts()
+        for turn in turns
+        for call in turn
+    }
+    if any(len(tool_use_id) >= LONG for tool_use_id in ids):
+        return True
+    for one in ids:
+        for other in ids - {one}:
+            if one and other.startswith(one) and other[len(one)] in SEPARATORS:
+                return True
+            if unquote(one) == other:
+                return True
+            if normalize("NFC", one) == normalize("NFC", other):
+                return True
+    return False
 
 
 def _step_classes(scenario: Scenario) -> set[str]:

@@ -11,7 +11,7 @@ capability the generators consult (``DRAWN_CAPABILITIES``), and ``generated-<tar
 each narrower set a built-in target draws its own sample within (the first built-in target with
 that set names the file; a check matches a file by the set in its header, never by name).  The
 first line is a header, then one line per scenario, family by family in the order of
-``FAMILIES`` (the general one, then the focused ones: restore, effects, gated), each in the
+``FAMILIES`` (the general one, then the focused ones: restore, effects, gated, ids), each in the
 order drawn (a family that needs a capability the file was not drawn within has no lines
 there)::
 
@@ -50,6 +50,7 @@ from scenarios.strategies import (
     DRAWN_CAPABILITIES,
     Capabilities,
     effects_scenarios,
+    ids_scenarios,
     restore_scenarios,
     scenarios,
 )
@@ -99,10 +100,14 @@ FAMILIES: Final = (
         share=1 / 8,
         needs=GATE_CAPABILITY,
     ),
+    # the general family with adversarial toolUseIds (prefixes across separators, percent-escapes,
+    # NFC/NFD twins, long ids): 25 more
+    Family("ids-", lambda within: ids_scenarios(capabilities=within), share=1 / 8),
 )
 RESTORE: Final = FAMILIES[1].names  # how a name of the focused (restore) family begins
 EFFECTS: Final = FAMILIES[2].names  # and of the side-effects family
 GATED: Final = FAMILIES[3].names  # and of the gated-call family
+IDS: Final = FAMILIES[4].names  # and of the adversarial-ids family
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(
     "("

@@ -106,6 +106,7 @@ ScenarioClass = Literal[
     "unknown-answers",
     "gated-agent-call",
     "side-effects",
+    "adversarial-ids",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -134,6 +135,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "question in the same call",
     "side-effects": "a sub-agent runs an ordinary tool with a side effect, then asks: the tool "
     "must not run again when it resumes",
+    "adversarial-ids": "toolUseIds a naming scheme may confuse: prefixes of each other across a "
+    "separator, percent-escapes of each other, NFC/NFD twins, long ids alike but at their end",
 }
 
 

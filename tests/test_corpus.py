@@ -111,7 +111,12 @@ def test_the_corpus_holds_every_family_under_todays_names() -> None:
             f"generated-restore-{i:03d}" for i in range(200)
         ] + [f"generated-effects-{i:03d}" for i in range(25)] + [
             f"generated-gated-{i:03d}" for i in range(25)
-        ]
+        ] + [f"generated-ids-{i:03d}" for i in range(25)]
+
+
+def counted_size(drawn: corpus.Named) -> int:
+    """How many scenarios of a sample the class statistics count (the 5% is of those)."""
+    return sum(corpus.counted(name) for name, _ in drawn)
 
 
 def test_the_effects_family_is_at_least_five_percent_of_every_sample_and_has_ordinary_tools() -> (
@@ -123,7 +128,7 @@ def test_the_effects_family_is_at_least_five_percent_of_every_sample_and_has_ord
         assert len(effects) >= 0.05 * len(drawn), path.name
         assert all(requirements(scenario) >= {"ordinary_tools"} for scenario in effects)
         classed = [scenario for scenario in effects if "side-effects" in classes_of(scenario)]
-        assert len(classed) >= 0.05 * len(drawn), path.name
+        assert len(classed) >= 0.05 * counted_size(drawn), path.name
 
 
 def test_the_gated_family_is_at_least_five_percent_of_every_sample_and_has_gates() -> None:
@@ -133,7 +138,7 @@ def test_the_gated_family_is_at_least_five_percent_of_every_sample_and_has_gates
         assert len(gated) >= 0.05 * len(drawn), path.name
         assert all(requirements(scenario) >= {GATE_CAPABILITY} for scenario in gated)
         classed = [scenario for scenario in gated if "gated-agent-call" in classes_of(scenario)]
-        assert len(classed) >= 0.05 * len(drawn), path.name
+        assert len(classed) >= 0.05 * counted_size(drawn), path.name
         others = [scenario for name, scenario in drawn if not name.startswith(corpus.GATED)]
         assert not any("gated-agent-call" in classes_of(scenario) for scenario in others)
 
@@ -158,6 +163,17 @@ def test_a_family_is_drawn_only_within_capabilities_that_have_what_it_needs(
     corpus.draw("ci", frozenset({"restart"}))
     assert len(asked) == everything - 1  # not the gated family
     assert [family.prefix for family in corpus.FAMILIES if family.needs] == ["gated-"]
+
+
+def test_the_ids_family_is_at_least_five_percent_of_every_sample_and_has_adversarial_ids() -> None:
+    for path in FILES:
+        drawn = committed(path)
+        ids = [scenario for name, scenario in drawn if name.startswith(corpus.IDS)]
+        assert len(ids) >= 0.05 * len(drawn), path.name
+        classed = [scenario for scenario in ids if "adversarial-ids" in classes_of(scenario)]
+        assert len(classed) >= 0.05 * counted_size(drawn), path.name
+        others = [scenario for name, scenario in drawn if not name.startswith(corpus.IDS)]
+        assert not any("adversarial-ids" in classes_of(scenario) for scenario in others)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
@@ -354,7 +370,7 @@ MALFORMED = {
     "bad-name": (
         lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "name": "colliding-ids"}),
         "line 2: name: expected generated-NNN or generated-restore-NNN or generated-effects-NNN "
-        "or generated-gated-NNN, got 'colliding-ids'",
+        "or generated-gated-NNN or generated-ids-NNN, got 'colliding-ids'",
     ),
     "repeated-name": (
         lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE, GOOD_LINE),

@@ -86,6 +86,8 @@ CAUGHT_BY = {
     # the gated family's scenarios (generated-gated-NNN)
     "gate-answers-nested": {"I4"},  # the sub-agent's action runs on the gate's approval alone
     "gate-asked-again": {"I3"},  # the gate is pending again where nothing (or the rest) is
+    # the adversarial-ids family's (generated-ids-NNN): two long ids cut to one name
+    "truncated-ids": {"I1"},
 }
 
 

@@ -163,6 +163,7 @@ CASES = (
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
+    Case("truncated-ids", regression("adversarial-ids"), frozenset({"I1", "I2", "I3", "I4"})),
 )
 
 

@@ -63,6 +63,7 @@ from harness.targets.variants_routing import (
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
     SwapTwinAnswersTool,
+    TruncatedIdsTool,
 )
 from scenarios.model import Scenario
 
@@ -270,6 +271,12 @@ _ALL: Final = (
         "a resumed turn is played again from its start: every tool call of the parked model "
         "message runs again, an ordinary tool before the question included",
         agent_class=ReplayTurnAgent,
+    ),
+    Variant(
+        "truncated-ids",
+        "a call's questions go up, and its answers come down, under its call key cut to 64 "
+        "characters: two long toolUseIds alike in their first characters share one name",
+        tool_class=TruncatedIdsTool,
     ),
 )
 

@@ -21,7 +21,7 @@ from harness.reference.agent import (
     call_key,
 )
 from harness.reference.agent_as_tool import SubAgentTool
-from harness.reference.naming import NotANestedId, split_root_visible_id
+from harness.reference.naming import NotANestedId, root_visible_id, split_root_visible_id
 from harness.reference.state import JSON, AgentState
 from harness.targets.variants_continuation import stored_turns
 
@@ -207,3 +207,44 @@ class ReuseStaleAnswersAgent(Agent):
             text = "".join(block["text"] for block in last["content"] if "text" in block)
             return AgentResult("end_turn", text, ())
         return super().resume(self._remapped(responses))
+
+
+# --- naming: the call key a call's questions go up under ---------------------------------------
+
+KEY_LIMIT = 64  # characters of a call key the truncating variant keeps
+
+
+class TruncatedIdsTool(SubAgentTool):
+    """A call's questions go up under its call key cut to ``KEY_LIMIT`` characters (as a store
+    with a short key column would keep it), and answers come down to it by the cut key.
+
+    Differs from the reference in three places: ``owns`` and ``responses`` compare the parent's
+    interrupts with the cut key, and ``_outcome`` names the sub-agent's questions under it.  Ids
+    up to ``KEY_LIMIT`` characters are unaffected; two long toolUseIds alike in their first
+    characters give their calls one key, so their questions share root-visible ids and each call
+    takes the other's answers.
+    """
+
+    def owns(self, caller: AgentState, outer: str) -> bool:
+        return super().owns(caller, outer[:KEY_LIMIT])
+
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        return super().responses(caller, outer[:KEY_LIMIT])
+
+    def _outcome(
+        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
+    ) -> ToolOutcome:
+        outcome = super()._outcome(caller, outer, sub_agent, result)
+        if isinstance(outcome, Completed):
+            return outcome
+        return Interrupted(
+            tuple(
+                replace(interrupt, id=_cut(interrupt.id, outer)) for interrupt in outcome.interrupts
+            )
+        )
+
+
+def _cut(nested_id: str, outer: str) -> str:
+    """``nested_id`` named under ``outer`` cut to ``KEY_LIMIT`` characters."""
+    _, local_id = split_root_visible_id(nested_id)
+    return root_visible_id(outer[:KEY_LIMIT], local_id)

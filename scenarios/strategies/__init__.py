@@ -24,6 +24,7 @@ from scenarios.strategies.cases import (
     shared_session_cases,
 )
 from scenarios.strategies.families import (
+    ADVERSARIAL_IDS,
     DRAWN_CAPABILITIES,
     GENERATED_CORRUPTIONS,
     MAX_DEPTH,
@@ -31,12 +32,14 @@ from scenarios.strategies.families import (
     Capabilities,
     Draw,
     effects_scenarios,
+    ids_scenarios,
     restore_scenarios,
     scenarios,
     trees,
 )
 
 __all__ = [
+    "ADVERSARIAL_IDS",
     "DRAWN_CAPABILITIES",
     "GENERATED_CORRUPTIONS",
     "MAX_DEPTH",
@@ -46,6 +49,7 @@ __all__ = [
     "corruption_case",
     "corruption_cases",
     "effects_scenarios",
+    "ids_scenarios",
     "parked_trees",
     "privacy_cases",
     "restore_scenarios",

@@ -16,6 +16,24 @@ from scenarios.model import Answer, Corrupt, Resend, Restart, Run, Scenario, Ste
 from scenarios.oracle import Oracle
 
 TOOL_USE_IDS: Final = ("t1", "t2", "t:1", "t%1", "tü", "")
+# the ids family's alphabet: ids that are prefixes of each other across a separator (``:`` ``/``
+# ``.`` ``#``), percent-escapes of each other, NFC/NFD twins, and long ids (hundreds of
+# characters) that differ only at their end
+LONG_ID: Final = "call-" + "0123456789" * 30  # 305 characters
+ADVERSARIAL_IDS: Final = (
+    "a",
+    "a:b",
+    "a/b",
+    "a.b",
+    "a#b",
+    "a%3Ab",
+    "a%2Fb",
+    "\u00e9",  # é, composed (NFC)
+    "e\u0301",  # é, decomposed (NFD)
+    LONG_ID + "a",
+    LONG_ID + "b",
+    LONG_ID + ":a",
+)
 # damage that any target must refuse loudly ("foreign" needs two stored turns: issue 6's campaign)
 GENERATED_CORRUPTIONS: Final = (
     "schema_version_other",
@@ -391,3 +409,36 @@ def _played(draw: Draw, tree: dict[str, Any], can: Callable[[str], bool]) -> Sce
         steps.append(step)
         expected = oracle.step(len(steps) - 1, step)
     return base.model_copy(update={"steps": tuple(steps)})
+
+
+@st.composite
+def ids_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
+    """A focused family for adversarial toolUseIds: a scenario of the general family whose
+    toolUseIds are renamed, one to one, to ids of ``ADVERSARIAL_IDS`` (an empty id stays empty),
+    so sibling calls, nested calls and later turns name their calls with ids a naming scheme
+    must keep apart.  One to one: ids equal before are equal after, distinct ones stay
+    distinct, so the scenario stays valid and what it needs does not change."""
+    scenario = draw(scenarios(capabilities=capabilities))
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    used = sorted(_ids_of(data["tree"]) - {""})
+    spare = [f"{ADVERSARIAL_IDS[0]}:{n}" for n in range(max(0, len(used) - len(ADVERSARIAL_IDS)))]
+    chosen = draw(st.permutations(ADVERSARIAL_IDS + tuple(spare)))
+    renamed = dict(zip(used, chosen, strict=False))
+    _rename_ids(data["tree"], renamed)
+    return Scenario.model_validate(data)
+
+
+def _ids_of(agent: dict[str, Any]) -> set[str]:
+    found = {call.get("id", "") for turn in agent.get("turns", []) for call in turn}
+    for sub in agent.get("sub_agents", []):
+        found |= _ids_of(sub)
+    return found
+
+
+def _rename_ids(agent: dict[str, Any], renamed: dict[str, str]) -> None:
+    for turn in agent.get("turns", []):
+        for call in turn:
+            if call.get("id", "") in renamed:
+                call["id"] = renamed[call["id"]]
+    for sub in agent.get("sub_agents", []):
+        _rename_ids(sub, renamed)
