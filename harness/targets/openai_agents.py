@@ -89,7 +89,11 @@ NOT_SUPPORTED: Final = {
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
 }
 # what the target can express (no interrupt ids: see the module's docstring)
-TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"interrupt_ids", *NOT_SUPPORTED}
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {
+    "interrupt_ids",
+    "changed_tree",
+    *NOT_SUPPORTED,
+}
 
 
 def sdk_version() -> str | None:
