@@ -109,6 +109,7 @@ ScenarioClass = Literal[
     "unknown-answers",
     "gated-agent-call",
     "side-effects",
+    "deploy-skew",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -137,6 +138,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "question in the same call",
     "side-effects": "a sub-agent runs an ordinary tool with a side effect, then asks: the tool "
     "must not run again when it resumes",
+    "deploy-skew": "a restart deploys a changed tree between a question and its answer: the "
+    "answer reaches its call where it still exists, else it is refused loudly and stays pending",
 }
 
 

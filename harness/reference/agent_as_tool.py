@@ -118,6 +118,12 @@ class SubAgentTool:
 
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
         if self.live is not None:
+            if owned and outer in caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}):
+                raise continuation.ContinuationError(
+                    f"sub-agent {self.name!r} is now preserve_context=True, but the turn of call "
+                    f"{outer!r} was parked as an ephemeral call's, with its caller: it is not "
+                    "resumed as another kind of sub-agent"
+                )
             if owned and not self.live.state.interrupt_state.activated:
                 raise LostTurnError(
                     f"sub-agent {self.name!r} (preserve_context=True) lost its parked turn in a "
