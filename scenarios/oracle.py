@@ -33,9 +33,8 @@ Semantics it encodes, each straight from docs/invariants.md:
   are.  A call whose tool is gone (renamed or removed, or an ancestor call's) is gone: its
   questions stay pending, and an answer naming one is refused loudly, the whole step, nothing
   changes (it would reach no call, or the wrong one).  A parked sub-agent call whose
-  sub-agent's `preserve_context` changed has its turn stored where the new tree does not look
-  (in its caller's record, or in its own session): every answer is refused loudly, as after a
-  corruption, until a deploy changes it back.
+  sub-agent's `preserve_context` changed still exists: it resumes its parked turn (wherever
+  that turn was stored), and the sub-agent's later calls follow the new setting.
 """
 
 from __future__ import annotations
@@ -62,7 +61,6 @@ from scenarios.model import (
 
 ErrorExpectation = Literal["required", "allowed", "forbidden"]
 CORRUPTED: Final = "continuation corrupted"
-MOVED: Final = "parked turn stored for another preserve_context"
 
 
 class ScenarioError(ValueError):
@@ -259,7 +257,7 @@ class Oracle:
             if _response(given, call) is not None
         ]
         if self.stuck is not None:
-            if self.stuck.startswith((CORRUPTED, MOVED)):
+            if self.stuck.startswith(CORRUPTED):
                 self.refused.add(index)
             return self._expect([], error="required", stop_reason=None)
         if any(call.gone for call, _ in self.named[index]):
@@ -290,19 +288,12 @@ class Oracle:
 
     def _deploy(self, tree: Agent) -> None:
         """The tree in force becomes ``tree``: every parked call whose tool is gone is marked
-        gone (with everything below it); a parked sub-agent call whose sub-agent changed its
-        `preserve_context` leaves every answer refused until a deploy changes it back."""
+        gone, with everything below it."""
         self.tree = tree
-        moved: list[str] = []
         if self.root is not None and not self.root.finished:
-            self._redeploy(self.root, tree, moved)
-        if moved:
-            if self.stuck is None or self.stuck.startswith(MOVED):
-                self.stuck = f"{MOVED}: {', '.join(moved)}"
-        elif self.stuck is not None and self.stuck.startswith(MOVED):
-            self.stuck = None
+            self._redeploy(self.root, tree)
 
-    def _redeploy(self, activation: Activation, agent: Agent, moved: list[str]) -> None:
+    def _redeploy(self, activation: Activation, agent: Agent) -> None:
         """``activation`` plays ``agent`` (its agent in the deployed tree) from now on; mark the
         calls of its parked turn that ``agent`` no longer has."""
         activation.agent = agent
@@ -314,10 +305,7 @@ class Oracle:
             elif isinstance(call, SubCall) and call.tool not in subs:
                 _gone(call)
             elif isinstance(call, SubCall) and call.activation is not None:
-                nested, sub = call.activation, subs[call.tool]
-                if not nested.finished and sub.preserve_context == nested.ephemeral:
-                    moved.append(nested.path)
-                self._redeploy(nested, sub, moved)
+                self._redeploy(call.activation, subs[call.tool])
 
     def _corrupt(self, index: int, step: Corrupt) -> None:
         parked = self._parked_continuations()

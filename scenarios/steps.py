@@ -55,9 +55,8 @@ class Deploy(Strict):
     is restored into them.  A pending question whose asking call still exists (the same tool of
     the agent at the same path, every call above it too) is answered as before; one whose call
     is gone stays pending, and an answer naming it is refused loudly (the whole answer: nothing
-    runs).  A parked sub-agent whose `preserve_context` changed has its turn stored where the
-    new tree does not look: every answer is refused loudly until a deploy changes it back
-    (needs `changed_tree`)."""
+    runs).  A parked call of a sub-agent whose `preserve_context` changed still exists: it
+    resumes its parked turn, wherever that was stored (needs `changed_tree`)."""
 
     tree: Agent = Field(description="The tree after the deploy; the steps after it run on it.")
 

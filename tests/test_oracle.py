@@ -404,18 +404,28 @@ def test_a_deploy_plays_the_new_scripts_from_where_each_agent_is() -> None:
     assert (answer.executions, answer.final_answer) == (("A", "B"), "redeployed")
 
 
-def test_a_parked_call_whose_sub_agent_changed_preserve_context_refuses_every_answer() -> None:
+def test_a_parked_call_whose_sub_agent_changed_preserve_context_still_exists() -> None:
+    swapped = two_workers()
+    swapped["sub_agents"][0]["preserve_context"] = True
+    original = two_workers()
+    original["sub_agents"][1]["preserve_context"] = True
     steps = [
         {"run": "go"},
-        deployed(two_workers(preserve_context=True)),
+        deployed(swapped),
         {"answer": {"A": "approve"}},
-        deployed(two_workers()),
-        {"resend": 2},
+        {"answer": {"B": "approve"}},
     ]
-    _, _, refused, _, again = expectations(scenario(two_workers(), steps))
-    assert (refused.error, refused.executions) == ("required", ())
-    assert refused.pending == (("A", 1), ("B", 1))
-    assert (again.error, again.executions, again.pending) == ("forbidden", ("A",), (("B", 1),))
+    _, _, answer_a, answer_b = expectations(scenario(original, steps))
+    assert (answer_a.error, answer_a.executions, answer_a.pending) == (
+        "forbidden",
+        ("A",),
+        (("B", 1),),
+    )
+    assert (answer_b.error, answer_b.executions, answer_b.stop_reason) == (
+        "forbidden",
+        ("B",),
+        "end_turn",
+    )
 
 
 def test_changing_preserve_context_of_a_sub_agent_with_nothing_parked_changes_nothing() -> None:

@@ -138,6 +138,8 @@ class VariantTree(Tree):
             preserve_context=tool.preserve_context,
             live=tool.live,
             gate=tool.gate,
+            parked_in_session=tool.parked_in_session,
+            session_consumed=tool.session_consumed,
         )
 
 
