@@ -71,3 +71,40 @@ def test_a_target_without_deploys_draws_nothing_from_the_family() -> None:
     assert can_draw(None)
     assert can_draw(NARROW)
     assert not can_draw(frozenset({"restart"}))
+
+
+def test_twin_calls_parked_while_ephemeral_both_resume_after_preserve_context_turns_on() -> None:
+    """Two parked calls of one ephemeral sub-agent cannot both become its one kept history: each
+    stays an ephemeral call until it ends (drawn by the family, written out here)."""
+    worker: dict[str, object] = {
+        "name": "mailer",
+        "actions": [{"tool": "send", "label": "send-mail"}],
+        "turns": [[{"tool": "send", "id": "s1"}]],
+    }
+    tree = {
+        "name": "orchestrator",
+        "turns": [
+            [
+                {"tool": "mailer", "id": "c1", "prompt": "mail Ana"},
+                {"tool": "mailer", "id": "c2", "prompt": "mail Bo"},
+            ]
+        ],
+        "sub_agents": [worker],
+    }
+    deployed = {**tree, "sub_agents": [{**worker, "preserve_context": True}]}
+    scenario = Scenario.model_validate(
+        {
+            "description": "twin calls parked, then the sub-agent keeps its history",
+            "source": "tests",
+            "tree": tree,
+            "steps": [
+                {"run": "mail both"},
+                {"restart": {"tree": deployed}},
+                {"answer_calls": {"send-mail": {"mail Bo": "approve"}}},
+                {"answer_calls": {"send-mail": {"mail Ana": "approve"}}},
+            ],
+        }
+    )
+    history = run_scenario(REFERENCE, scenario, "twin-calls-deployed")
+    assert check(history) == []
+    assert [len(step.executions) for step in history.steps] == [0, 0, 1, 1]

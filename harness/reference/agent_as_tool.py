@@ -122,16 +122,14 @@ class SubAgentTool:
             result = sub_agent.resume(self.responses(call.caller, outer))
         else:
             result = sub_agent(_prompt_of(call.use.input))
-        if self.live is not None and sub_agent is not self.live:
-            self.live.state = sub_agent.state  # a turn parked while ephemeral: its history now
         return self._outcome(call.caller, outer, sub_agent, result)
 
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
         entry = caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}).get(outer)
         if self.live is not None:
             if owned and entry is not None:
-                # parked while it was ephemeral (a deploy turned preserve_context on): its turn
-                # is the caller's stored entry; the live agent takes it over once it runs
+                # parked while it was ephemeral (a deploy turned preserve_context on): the call
+                # stays an ephemeral one, its turn the caller's stored entry, until it ends
                 moved = self.build()
                 moved.state = continuation.restore(
                     entry, _owner(self.name, outer), moved.conversation_manager.type_name
@@ -173,7 +171,7 @@ class SubAgentTool:
             self.session_consumed()
         if result.stop_reason == "end_turn":
             return Completed(result.text or "")
-        if self.live is None:
+        if sub_agent is not self.live:  # an ephemeral call (or one made before a deploy)
             turns[outer] = continuation.store(
                 sub_agent.state, _owner(self.name, outer), sub_agent.conversation_manager.type_name
             )
