@@ -26,7 +26,15 @@ Semantics it encodes, each straight from docs/invariants.md:
 * an answer that names a question not pending (an id the human was not shown as pending, or
   one already answered: a re-sent answer that was carried out) must be refused loudly and
   change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
-  questions still pending.
+  questions still pending;
+* a deploy (a restart with a changed tree) keeps every parked call whose tool its agent still
+  has, under the same path (an action's tool, a sub-agent's name, all the way up): its
+  question is answered as before, and the agents play the new tree's scripts from where they
+  are.  A call whose tool is gone (renamed or removed, or an ancestor call's) is gone: its
+  questions stay pending, and an answer naming one is refused loudly, the whole step, nothing
+  changes (it would reach no call, or the wrong one).  A parked sub-agent call whose
+  sub-agent's `preserve_context` changed still exists: it resumes its parked turn (wherever
+  that turn was stored), and the sub-agent's later calls follow the new setting.
 """
 
 from __future__ import annotations
@@ -84,6 +92,7 @@ class ActionCall:
     gate: bool = False  # a gate's question: approved, it calls its sub-agent and runs nothing
     path: str = ""  # the call it serves: its agent's path and the prompt that call was given
     prompt: str = ""
+    gone: bool = False  # a deploy took its tool (or an ancestor call's) away: it stays asking
 
     @property
     def complete(self) -> bool:
@@ -111,9 +120,13 @@ class SubCall:
     activation: Activation | None  # None: not called (its sub-agent was busy, or gated)
     gate: ActionCall | None = None  # a gated call's gate question
     waiting: Call | None = None  # a gated call not made yet: made once its gate is approved
+    tool: str = ""  # the sub-agent's name, as its caller calls it
+    gone: bool = False  # a deploy took its sub-agent (or an ancestor call's) away
 
     @property
     def complete(self) -> bool:
+        if self.gone:
+            return False
         if self.gate is not None and self.gate.outcome == "asking":
             return False
         return self.activation is None or self.activation.finished
@@ -150,6 +163,17 @@ class Oracle:
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
     effects: list[tuple[str, str, str]] = field(default_factory=list)  # run during this step
+    tree: Agent | None = None  # the tree in force: the scenario's, then each deploy's
+
+    def __post_init__(self) -> None:
+        if self.tree is None:
+            self.tree = self.scenario.tree
+
+    @property
+    def current(self) -> Agent:
+        """The tree in force."""
+        assert self.tree is not None
+        return self.tree
 
     def step(
         self, index: int, step: Step, shown: Mapping[str, str | None] | None = None
@@ -179,6 +203,8 @@ class Oracle:
             return self._answer(index, given)
         if isinstance(step, Restart):
             self._restart()
+            if step.tree is not None:
+                self._deploy(step.tree)
             return self._expect([], error="forbidden", stop_reason=None)
         if isinstance(step, Corrupt):
             self._corrupt(index, step)
@@ -216,7 +242,7 @@ class Oracle:
     def _run(self, prompt: str) -> Expected:
         if self.root is not None and not self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
-        tree = self.scenario.tree
+        tree = self.current
         self.root = Activation(tree, tree.name, ephemeral=False, prompt=prompt)
         executed: list[str] = []
         self._advance(self.root, executed)
@@ -233,6 +259,9 @@ class Oracle:
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
                 self.refused.add(index)
+            return self._expect([], error="required", stop_reason=None)
+        if any(call.gone for call, _ in self.named[index]):
+            self.refused.add(index)  # re-sent, it is refused again while its call stays gone
             return self._expect([], error="required", stop_reason=None)
         executed: list[str] = []
         served: list[tuple[str, str, str]] = []
@@ -253,8 +282,30 @@ class Oracle:
     def _restart(self) -> None:
         for path, busy in self.live.items():
             agent = self._agent_at(path)
-            if busy is not None and not busy.finished and not agent.session_store:
-                self.stuck = f"{path} (preserve_context, no session store) lost its parked turn"
+            if busy is None or busy.finished or agent is None or agent.session_store:
+                continue
+            self.stuck = f"{path} (preserve_context, no session store) lost its parked turn"
+
+    def _deploy(self, tree: Agent) -> None:
+        """The tree in force becomes ``tree``: every parked call whose tool is gone is marked
+        gone, with everything below it."""
+        self.tree = tree
+        if self.root is not None and not self.root.finished:
+            self._redeploy(self.root, tree)
+
+    def _redeploy(self, activation: Activation, agent: Agent) -> None:
+        """``activation`` plays ``agent`` (its agent in the deployed tree) from now on; mark the
+        calls of its parked turn that ``agent`` no longer has."""
+        activation.agent = agent
+        tools = {action.tool for action in agent.actions}
+        subs = {sub.name: sub for sub in agent.sub_agents}
+        for call in activation.calls or []:
+            if isinstance(call, ActionCall) and call.action.tool not in tools:
+                call.gone = True
+            elif isinstance(call, SubCall) and call.tool not in subs:
+                _gone(call)
+            elif isinstance(call, SubCall) and call.activation is not None:
+                self._redeploy(call.activation, subs[call.tool])
 
     def _corrupt(self, index: int, step: Corrupt) -> None:
         parked = self._parked_continuations()
@@ -278,6 +329,8 @@ class Oracle:
                 ]
             else:
                 for call in activation.calls:
+                    if isinstance(call, SubCall) and call.gone:
+                        continue
                     if isinstance(call, SubCall) and call.waiting is not None:
                         self._open_gate(activation, call, executed)
                     elif isinstance(call, SubCall) and call.activation is not None:
@@ -305,7 +358,7 @@ class Oracle:
                 path=parent.path,
                 prompt=parent.prompt,
             )
-            return SubCall(None, gate=gate, waiting=call)
+            return SubCall(None, gate=gate, waiting=call, tool=call.tool)
         return self._call(parent, call, executed)
 
     def _open_gate(self, parent: Activation, sub_call: SubCall, executed: list[str]) -> None:
@@ -325,12 +378,12 @@ class Oracle:
         if sub.preserve_context:
             busy = self.live.get(path)
             if busy is not None and not busy.finished:
-                return SubCall(None)
+                return SubCall(None, tool=call.tool)
         activation = Activation(sub, path, ephemeral=not sub.preserve_context, prompt=call.prompt)
         if sub.preserve_context:
             self.live[path] = activation
         self._advance(activation, executed)
-        return SubCall(activation)
+        return SubCall(activation, tool=call.tool)
 
     def _release(self, activation: Activation) -> None:
         if not activation.ephemeral and self.live.get(activation.path) is activation:
@@ -360,10 +413,12 @@ class Oracle:
 
         return 0 if self.root is None or self.root.finished else count(self.root)
 
-    def _agent_at(self, path: str) -> Agent:
-        agent = self.scenario.tree
+    def _agent_at(self, path: str) -> Agent | None:
+        """The agent at ``path`` in the tree in force (None: a deploy removed it)."""
+        agent: Agent | None = self.current
         for name in path.split("/")[1:]:
-            agent = next(sub for sub in agent.sub_agents if sub.name == name)
+            subs = [] if agent is None else agent.sub_agents
+            agent = next((sub for sub in subs if sub.name == name), None)
         return agent
 
     def _expect(
@@ -392,6 +447,18 @@ class Oracle:
             effects=tuple(sorted(self.effects)),
             served=tuple(sorted(served)),
         )
+
+
+def _gone(call: SubCall) -> None:
+    """A sub-agent call a deploy took away, with every question asked below it."""
+    call.gone = True
+    if call.gate is not None:
+        call.gate.gone = True
+    for nested in [] if call.activation is None else call.activation.calls or []:
+        if isinstance(nested, ActionCall):
+            nested.gone = True
+        elif isinstance(nested, SubCall):
+            _gone(nested)
 
 
 def expectations(scenario: Scenario) -> list[Expected]:

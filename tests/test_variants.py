@@ -163,6 +163,8 @@ CASES = (
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
+    Case("drop-gone-calls", regression("deploy-renames-sub-agent"), frozenset({"I3", "I9", "O"})),
+    Case("drop-gone-calls", regression("deploy-drops-tool"), frozenset({"I3", "I9", "O"})),
 )
 
 

@@ -15,6 +15,9 @@ Rules this module keeps:
   stored turn cannot be restored fails the whole resume there, before any action runs.
 * Parking never rebuilds the interrupt context: keys written by tools survive.  A turn that ends
   clears it, so no answer outlives its turn.
+* A parked call whose tool the agent no longer has (a deploy renamed or removed it) is gone: its
+  questions stay parked and pending, and a resume answering one is refused before anything
+  runs.  Its answer would reach no call; carrying on without it would lose it silently.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from harness.reference.conversation import ConversationManager, NullConversationManager
-from harness.reference.naming import tool_interrupt_id
+from harness.reference.naming import raised_by_call, tool_interrupt_id
 from harness.reference.state import (
     JSON,
     AgentState,
@@ -191,6 +194,29 @@ class Agent:
             tool = self.tools.get(use.name)
             if tool is not None:
                 tool.prepare(answered, use)
+            gone = sorted(
+                interrupt.id
+                for interrupt in self._asked_by_gone_call(answered, use)
+                if interrupt.id in responses
+            )
+            if gone:
+                raise AgentError(
+                    f"agent {self.name!r} no longer has tool {use.name!r}: the call "
+                    f"{use.tool_use_id!r} that asked {gone} is gone, so no call can take the "
+                    "answer (the question stays pending)"
+                )
+
+    def _asked_by_gone_call(self, state: AgentState, use: ToolUse) -> list[Interrupt]:
+        """The parked questions of call ``use`` when this agent no longer has its tool (a deploy
+        renamed or removed it): they stay parked; none when the tool is here."""
+        if use.name in self.tools:
+            return []
+        key = call_key(state, use)
+        return [
+            interrupt
+            for interrupt in state.interrupt_state.interrupts
+            if raised_by_call(interrupt.id, key)
+        ]
 
     def _loop(self, work: AgentState, *, resuming: bool) -> AgentResult:
         if resuming:
@@ -229,6 +255,10 @@ class Agent:
         results = list(results_so_far)
         raised: list[Interrupt] = []
         for use in _pending_uses(tool_use_message, results_so_far):
+            kept = self._asked_by_gone_call(work, use)
+            if kept:  # no tool to run it: its questions wait, unanswered
+                raised.extend(kept)
+                continue
             call = ToolCall(use=use, caller=work, emit=self.emit)
             outcome = self._run_one(call)
             if isinstance(outcome, Interrupted):

@@ -1,7 +1,10 @@
 """An agent tree built from a spec, and its whole-tree persistence.
 
 A ``Tree`` is the live objects: the root agent, its sub-agent tools, and for each
-``preserve_context=True`` sub-agent one live agent.  ``persist()`` is everything that survives a
+``preserve_context=True`` sub-agent one live agent.  Built after a deploy (a changed spec over
+the same bytes), a sub-agent that no longer keeps its history still finds a turn parked in its
+session (``SubAgentTool.parked_in_session``), and a call parked while its sub-agent was
+ephemeral stays an ephemeral call, its turn the caller's stored entry, until it ends.  ``persist()`` is everything that survives a
 restart: the root's state (whose interrupt context holds the ephemeral sub-agents' parked turns)
 and the state of every preserve_context sub-agent that has a session store.  A restart drops every
 object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
@@ -160,13 +163,21 @@ class Tree:
             self.live_agents[path] = live
             if sub.session_store:
                 self.sessions[path] = live
+        stored = None if sub.preserve_context else self._stored_sessions.get(path)
+        parked = AgentState.from_json(stored) if stored else None
         return SubAgentTool(
             sub.agent.name,
             build,
             preserve_context=sub.preserve_context,
             live=live,
             gate=self._gate(sub),
+            parked_in_session=parked if parked and parked.interrupt_state.activated else None,
+            session_consumed=lambda: self._forget_session(path),
         )
+
+    def _forget_session(self, path: str) -> None:
+        """The session stored for ``path`` is done with: its parked turn was resumed."""
+        self._stored_sessions.pop(path, None)
 
     def _gate(self, sub: SubAgentSpec) -> Gate | None:
         if sub.gate is None:

@@ -46,6 +46,9 @@ CAPABILITIES = {
     "records every run)",
     "storeless_sub_agents": "keep a preserve_context sub-agent's parked turn only in memory, so a "
     "restart loses it (the turn does not travel with the root's record)",
+    "changed_tree": "rebuild the agents from a changed tree at a restart (a deploy: sub-agents "
+    "or tools renamed, added or removed, another window size or preserve_context) and restore "
+    "the stored state into them",
 }
 
 
@@ -93,6 +96,11 @@ class Session(Protocol):
 
     def restart(self) -> str | None:
         """Drop every object and rebuild from persisted data; the error, if rebuilding failed."""
+
+    def deploy(self, tree: Agent) -> str | None:
+        """Drop every object and rebuild from persisted data with the agents of ``tree``, a
+        changed tree (a restart's ``tree``: only asked of a target claiming ``changed_tree``);
+        the error, if rebuilding failed."""
 
     def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
         """Damage the ``which``-th stored continuation (not yet reloaded); say what was done.
@@ -145,7 +153,8 @@ class Target(Protocol):
 def requirements(scenario: Scenario) -> set[str]:
     """The capabilities a scenario needs."""
     needed = set()
-    for agent, _ in scenario.tree.walk():
+    agents = [agent for _, tree in scenario.trees() for agent, _ in tree.walk()]
+    for agent in agents:
         if agent.preserve_context:
             needed.add("preserve_context")
             if not agent.session_store:
@@ -172,6 +181,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("restart")
         if isinstance(step, Corrupt):
             needed.add("corruption")
+        if isinstance(step, Restart) and step.tree is not None:
+            needed.add("changed_tree")
     return needed
 
 

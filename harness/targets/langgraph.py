@@ -138,6 +138,7 @@ CAPABILITIES: Final = frozenset(
         "repeated_tool_use_ids",
         "empty_tool_use_ids",
         "ordinary_tools",
+        "changed_tree",
     }
 )
 

@@ -332,6 +332,13 @@ class ReferenceSession(RecordedSession):
             return f"{type(failure).__name__}: {failure}"
         return None
 
+    def deploy(self, tree: scenario_model.Agent) -> str | None:
+        """A restart into a changed tree: the agents are built from ``tree``, the stored state is
+        restored into them (``harness.reference.agent`` keeps a call whose tool is gone)."""
+        self.spec = agent_spec(tree)
+        self.agents = agents_by_path(tree)
+        return self.restart()
+
     def live_turn_bytes(self, path: str) -> int | None:
         """Bytes of the canonical JSON of a live (preserve_context) sub-agent's state: what a
         store would have to keep of its turn; None if it has no live agent."""

@@ -145,16 +145,16 @@ class StrandsSession(RebuildingSession):
         format_ = StrandsContinuationFormat()
         super().__init__(workdir, DirectoryStore(self.sessions_dir), format_)
         self.model_class = model_class()
-        self.callee = {  # toolUseId -> the sub-agent it calls, to name a stored turn's owner
-            call.id: call.tool
-            for agent in self.agents.values()
-            for _, turns in agent.scripts()
-            for turn in turns
-            for call in turn
-            if call.tool in {sub.name for sub in agent.sub_agents}
-        }
+        # toolUseId -> the sub-agent it calls, to name a stored turn's owner
+        self.callee = _callees(self.agents)
         self.live: dict[str, Any] = {}  # every sub-agent object, by path (rebuilt on restart)
         self.root: Any = self._build()
+
+    def deploy(self, tree: scenario_model.Agent) -> str | None:
+        """A restart into a changed tree; a stored turn keeps the owner it was parked by."""
+        rebuilt = super().deploy(tree)
+        self.callee = _callees(self.agents) | self.callee
+        return rebuilt
 
     # -- building the tree with real SDK objects ------------------------------------------
 
@@ -409,3 +409,15 @@ def _agent_id(path: str) -> str:
 def _scrub(text: str) -> str:
     """Per-run identity (uuids, timestamps) replaced, so the same run records the same events."""
     return TIMESTAMP.sub("<timestamp>", UUID.sub("<uuid>", text))
+
+
+def _callees(agents: dict[str, scenario_model.Agent]) -> dict[str, str]:
+    """Each toolUseId that calls a sub-agent in the agents' scripts, with the sub-agent's name."""
+    return {
+        call.id: call.tool
+        for agent in agents.values()
+        for _, turns in agent.scripts()
+        for turn in turns
+        for call in turn
+        if call.tool in {sub.name for sub in agent.sub_agents}
+    }
