@@ -4,9 +4,10 @@ A ``Tree`` is the live objects: the root agent, its sub-agent tools, and for eac
 ``preserve_context=True`` sub-agent one live agent.  Built after a deploy (a changed spec over
 the same bytes), a sub-agent that no longer keeps its history still finds a turn parked in its
 session (``SubAgentTool.parked_in_session``), and a call parked while its sub-agent was
-ephemeral stays an ephemeral call, its turn the caller's stored entry, until it ends.  ``persist()`` is everything that survives a
-restart: the root's state (whose interrupt context holds the ephemeral sub-agents' parked turns)
-and the state of every preserve_context sub-agent that has a session store.  A restart drops every
+ephemeral stays an ephemeral call, its turn the caller's stored entry, until it ends.
+``persist()`` is everything that survives a restart: the root's state (whose interrupt context
+holds the ephemeral sub-agents' parked turns) and the state of every preserve_context sub-agent
+that has a session store.  A restart drops every
 object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
 
 At most once, across crashes too: ``resume`` first writes ahead (through the caller's
