@@ -46,6 +46,8 @@ CAPABILITIES = {
     "records every run)",
     "storeless_sub_agents": "keep a preserve_context sub-agent's parked turn only in memory, so a "
     "restart loses it (the turn does not travel with the root's record)",
+    "retries": "retry a tool call from an after-tool-call hook (after its error or its result), "
+    "each attempt a new call that asks again",
 }
 
 
@@ -162,6 +164,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("gated_sub_agents")
         if agent.effects:
             needed.add("ordinary_tools")
+        if agent.retry is not None or any(action.retry for action in agent.actions):
+            needed.add("retries")
         for action in agent.actions:
             if action.questions > 1:
                 needed.add("multi_question")

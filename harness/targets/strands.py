@@ -84,7 +84,7 @@ FIRST_WITH_STORED_TURNS: Final = (1, 59)
 # what the target can express from 1.59 on (earlier releases less: see StrandsTarget); the SDK's
 # stream processing skips a tool use with an empty id as an incomplete block
 # (strands/event_loop/streaming.py, a WARNING): the call never happens, by design
-TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids"}
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids", "retries"}
 
 
 def _release(text: str) -> tuple[int, ...]:

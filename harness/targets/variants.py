@@ -123,6 +123,7 @@ class VariantTree(Tree):
             conversation_manager=agent.conversation_manager,
             state=agent.state,
             emit=agent.emit,
+            retries=agent.retries,
         )
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
