@@ -163,6 +163,9 @@ CASES = (
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
+    Case("retry-reuses-ids", regression("retried-agent-call"), frozenset({"O"})),
+    Case("retry-reuses-ids", regression("retried-action-after-denial"), frozenset({"I3", "O"})),
+    Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
 )
 
 

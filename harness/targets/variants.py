@@ -16,7 +16,8 @@ Where the bug sits:
   restored, what is emitted, and, in the loop (an ``Agent`` subclass), what survives when a turn
   parks;
 * in a gated call (``variants_gates``): the question asked before a gated sub-agent is called,
-  and its sub-agent's own questions in the same call.
+  and its sub-agent's own questions in the same call;
+* in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
 
 This module registers them: a ``VariantTree`` builds the reference tree with those classes in
 place of the reference's, and ``VARIANTS`` names each variant by its slug.
@@ -56,6 +57,7 @@ from harness.targets.variants_continuation import (
     SwallowRestoreFailureTool,
 )
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
+from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     ForwardToAllTool,
     NoNamespacingTool,
@@ -271,6 +273,12 @@ _ALL: Final = (
         "a resumed turn is played again from its start: every tool call of the parked model "
         "message runs again, an ordinary tool before the question included",
         agent_class=ReplayTurnAgent,
+    ),
+    Variant(
+        "retry-reuses-ids",
+        "a retried tool call keeps its first attempt's identity: the first attempt's answers are "
+        "replayed to the retry, which never asks again",
+        agent_class=RetryReusesIdsAgent,
     ),
 )
 
