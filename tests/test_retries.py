@@ -175,3 +175,17 @@ def test_an_attempt_key_is_never_another_calls_key() -> None:
     keys = [key(tool_use_id, retried) for tool_use_id in ids for retried in (0, 1, 2)]
     assert len(set(keys)) == len(keys)
     assert key("t1", 0) == "3.t1"  # a call never retried keeps the key it always had
+
+
+def test_the_strands_retry_hook_takes_a_refusal_an_error_result_or_a_raise_for_an_error() -> None:
+    from harness.targets.strands import _failed
+
+    def result(text: str, status: str = "success") -> dict[str, Any]:
+        return {"toolUseId": "t1", "status": status, "content": [{"text": text}]}
+
+    refusal = "deploy-prod: refused"
+    assert _failed(result(refusal), None, refusal)
+    assert _failed(result("Agent 'x' is already processing a request", "error"), None, None)
+    assert _failed(result("partial"), RuntimeError("boom"), None)
+    assert not _failed(result("deploy-prod: done"), None, refusal)
+    assert not _failed(result(refusal), None, None)  # a sub-agent's answer quoting it is a result
