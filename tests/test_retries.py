@@ -189,3 +189,28 @@ def test_the_strands_retry_hook_takes_a_refusal_an_error_result_or_a_raise_for_a
     assert _failed(result("partial"), RuntimeError("boom"), None)
     assert not _failed(result("deploy-prod: done"), None, refusal)
     assert not _failed(result(refusal), None, None)  # a sub-agent's answer quoting it is a result
+
+
+@pytest.mark.parametrize(("times", "calls"), [(1, 2), (3, 3)])
+def test_the_langgraph_retry_interceptor_calls_again_while_the_call_ends_as_named(
+    times: int, calls: int
+) -> None:
+    from types import SimpleNamespace
+
+    from harness.targets.langgraph_graphs import _retrying
+    from scenarios.model import Retry
+
+    endings = iter(["deploy-prod: refused", "deploy-prod: refused", "deploy-prod: done"])
+    made: list[str] = []
+
+    def interceptor(request: Any, execute: Any) -> Any:
+        made.append(request.tool_call["name"])
+        return SimpleNamespace(status="success", content=next(endings, "other: done"))
+
+    retried = {"deploy": (Retry(after="error", times=times), "deploy-prod")}
+    retry = _retrying(interceptor, retried)
+    retry(SimpleNamespace(tool_call={"name": "deploy"}), lambda request: None)
+    assert made == ["deploy"] * calls
+    made.clear()
+    retry(SimpleNamespace(tool_call={"name": "other"}), lambda request: None)
+    assert made == ["other"]  # a tool without a retry is called once
