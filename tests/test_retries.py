@@ -23,7 +23,12 @@ from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
 from scenarios.model import Scenario
 from scenarios.oracle import expectations
 
-FILES = ("retried-agent-call", "retried-action-after-denial", "retried-action-after-result")
+FILES = (
+    "retried-agent-call",
+    "retried-action-after-denial",
+    "retried-action-after-result",
+    "retried-gated-call",
+)
 
 
 def regression(stem: str) -> Scenario:
@@ -214,3 +219,15 @@ def test_the_langgraph_retry_interceptor_calls_again_while_the_call_ends_as_name
     made.clear()
     retry(SimpleNamespace(tool_call={"name": "other"}), lambda request: None)
     assert made == ["other"]  # a tool without a retry is called once
+
+
+def test_a_gated_call_retried_after_its_denied_gate_asks_its_gate_again() -> None:
+    gate = (("ask-researcher", 1),)
+    assert outline(regression("retried-gated-call")) == [
+        (gate, (), "interrupt", "forbidden"),
+        (gate, (), "interrupt", "forbidden"),  # denied, retried: a new call asks again
+        (gate, (), None, "required"),  # the denial re-sent names a question answered already
+        (gate, (), None, "forbidden"),
+        (ASKING, (), "interrupt", "forbidden"),
+        ((), ("publish-report",), "end_turn", "forbidden"),
+    ]

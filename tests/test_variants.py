@@ -166,6 +166,7 @@ CASES = (
     Case("retry-reuses-ids", regression("retried-agent-call"), frozenset({"O"})),
     Case("retry-reuses-ids", regression("retried-action-after-denial"), frozenset({"I3", "O"})),
     Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
+    Case("retry-reuses-ids", regression("retried-gated-call"), frozenset({"I3", "O"})),
 )
 
 
