@@ -76,9 +76,9 @@ class Action(Strict):
 class Effect(Strict):
     """An ordinary tool with a side effect (a lookup, a write): tool `tool` of its agent.  It
     asks nothing and runs as soon as the model calls it; the ledger records every run (agent,
-    tool, toolUseId), and each scripted call must run exactly once over the whole scenario:
-    never again when its agent resumes after a question, nor after a restart (needs
-    `ordinary_tools`)."""
+    tool, toolUseId), and each scripted call must run exactly once over the whole scenario
+    (once per attempt of a retried call that plays it): never again when its agent resumes
+    after a question, nor after a restart (needs `ordinary_tools`)."""
 
     tool: Annotated[Name, Field(description="The tool's name, as the agent's model calls it.")]
 
