@@ -35,7 +35,7 @@ from scenarios.steps import (
     Step,
     TaggedStep,
 )
-from scenarios.tree import Action, Agent, Call, Effect, PromptScript, Turns, Window
+from scenarios.tree import Action, Agent, Call, Effect, PromptScript, Retry, Turns, Window
 
 __all__ = [
     "CORRUPTIONS",
@@ -63,6 +63,7 @@ __all__ = [
     "Resend",
     "Response",
     "Restart",
+    "Retry",
     "Run",
     "Scenario",
     "ScenarioClass",
@@ -110,6 +111,7 @@ ScenarioClass = Literal[
     "gated-agent-call",
     "side-effects",
     "deploy-skew",
+    "retries",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -140,6 +142,8 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "must not run again when it resumes",
     "deploy-skew": "a restart deploys a changed tree between a question and its answer: the "
     "answer reaches its call where it still exists, else it is refused loudly and stays pending",
+    "retries": "a hook retries a tool call (an action's, or a sub-agent's) after its result or "
+    "its error: every attempt is a new call that asks again under ids of its own",
 }
 
 
@@ -155,7 +159,7 @@ class Scenario(Strict):
     Beyond each field's own type, a scenario is refused when:
 
     - two actions anywhere in the tree share a label (a gate's label counts as an action's),
-      or the root has a gate;
+      or the root has a gate or a retry;
     - the first step other than a restart is not a run;
     - an answer names a label no action (or gate) has;
     - an `answer_calls` entry names a label no action has (a gate is answered by label only),
@@ -208,6 +212,11 @@ class Scenario(Strict):
         if self.tree.gate is not None:
             raise FieldError(
                 ("tree", "gate"), "the root has no caller to ask: only a sub-agent can be gated"
+            )
+        if self.tree.retry is not None:
+            raise FieldError(
+                ("tree", "retry"),
+                "the root has no caller to retry it: a retry goes on a sub-agent or an action",
             )
         labels = Counter(self.labels)
         repeated = sorted(label for label, count in labels.items() if count > 1)

@@ -23,6 +23,13 @@ Semantics it encodes, each straight from docs/invariants.md:
   label); approved, the sub-agent is called then (and may ask its own questions in the same
   call), denied, it is never called and the call ends with a refusal; a gate's approval runs
   nothing in the ledger and is never an answer to the sub-agent's own questions;
+* a call of a tool with a retry (an action's, or a sub-agent's) that ends the way the retry
+  names (an error: an action or a gate denied, a busy sub-agent refusing the call; a result: an
+  action that ran, a sub-agent that answered) is made again at once, in the same step, at most
+  ``times`` times per call; every attempt is a new call: it asks every question again, an action
+  runs only on its own attempt's approval (one approval never runs it twice), a sub-agent is
+  called anew (its gate asked again), and an answer given to an earlier attempt names a question
+  no longer pending, so re-sent it is refused (I14);
 * an answer that names a question not pending (an id the human was not shown as pending, or
   one already answered: a re-sent answer that was carried out) must be refused loudly and
   change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
@@ -53,6 +60,7 @@ from scenarios.model import (
     Repair,
     Resend,
     Restart,
+    Retry,
     Run,
     Scenario,
     Step,
@@ -93,6 +101,7 @@ class ActionCall:
     path: str = ""  # the call it serves: its agent's path and the prompt that call was given
     prompt: str = ""
     gone: bool = False  # a deploy took its tool (or an ancestor call's) away: it stays asking
+    attempt: int = 0  # how many times this call was retried before this attempt
 
     @property
     def complete(self) -> bool:
@@ -122,6 +131,8 @@ class SubCall:
     waiting: Call | None = None  # a gated call not made yet: made once its gate is approved
     tool: str = ""  # the sub-agent's name, as its caller calls it
     gone: bool = False  # a deploy took its sub-agent (or an ancestor call's) away
+    call: Call | None = None  # the scripted call it makes (a retry makes it again)
+    attempt: int = 0  # how many times this call was retried before this attempt
 
     @property
     def complete(self) -> bool:
@@ -335,6 +346,7 @@ class Oracle:
                         self._open_gate(activation, call, executed)
                     elif isinstance(call, SubCall) and call.activation is not None:
                         self._advance(call.activation, executed)
+            self._retry(activation, executed)
             if not all(call.complete for call in activation.calls):
                 return
             activation.turn += 1
@@ -342,14 +354,14 @@ class Oracle:
         self._release(activation)
 
     def _start(
-        self, parent: Activation, call: Call, executed: list[str]
+        self, parent: Activation, call: Call, executed: list[str], attempt: int = 0
     ) -> ActionCall | SubCall | EffectCall:
         if any(effect.tool == call.tool for effect in parent.agent.effects):
             self.effects.append((parent.path, call.tool, call.id))
             return EffectCall()
         for action in parent.agent.actions:
             if action.tool == call.tool:
-                return ActionCall(action, path=parent.path, prompt=parent.prompt)
+                return ActionCall(action, path=parent.path, prompt=parent.prompt, attempt=attempt)
         sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         if sub.gate is not None:
             gate = ActionCall(
@@ -358,8 +370,41 @@ class Oracle:
                 path=parent.path,
                 prompt=parent.prompt,
             )
-            return SubCall(None, gate=gate, waiting=call, tool=call.tool)
-        return self._call(parent, call, executed)
+            return SubCall(
+                None, gate=gate, waiting=call, tool=call.tool, call=call, attempt=attempt
+            )
+        sub_call = self._call(parent, call, executed)
+        sub_call.call, sub_call.attempt = call, attempt
+        return sub_call
+
+    def _retry(self, parent: Activation, executed: list[str]) -> None:
+        """Make again, at once, every call of the turn that ended the way its tool's retry
+        names, while it has retries left: each new attempt is a new call (it asks again)."""
+        calls = parent.calls or []
+        for index, call in enumerate(calls):
+            while not isinstance(call, EffectCall):
+                retry, ending = self._ending(parent, call)
+                if retry is None or ending != retry.after or call.attempt >= retry.times:
+                    break
+                if isinstance(call, ActionCall):
+                    call = ActionCall(
+                        call.action, path=call.path, prompt=call.prompt, attempt=call.attempt + 1
+                    )
+                elif call.call is not None:
+                    call = self._start(parent, call.call, executed, call.attempt + 1)
+                calls[index] = call
+
+    def _ending(self, parent: Activation, call: ActionCall | SubCall) -> tuple[Retry | None, str]:
+        """The retry of ``call``'s tool and how the call ended: "error" (it did not do its
+        work), "result" (it did), or "" (it has not ended)."""
+        if isinstance(call, ActionCall):
+            return call.action.retry, {"ran": "result", "refused": "error"}.get(call.outcome, "")
+        if call.call is None or not call.complete:
+            return None, ""
+        sub = next((sub for sub in parent.agent.sub_agents if sub.name == call.call.tool), None)
+        if sub is None:  # a deploy took its sub-agent away: nothing retries it
+            return None, ""
+        return sub.retry, "result" if call.activation is not None else "error"
 
     def _open_gate(self, parent: Activation, sub_call: SubCall, executed: list[str]) -> None:
         """A gated call whose gate was answered: approved, its sub-agent is called now."""

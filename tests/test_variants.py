@@ -165,6 +165,10 @@ CASES = (
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
     Case("drop-gone-calls", regression("deploy-renames-sub-agent"), frozenset({"I3", "I9", "O"})),
     Case("drop-gone-calls", regression("deploy-drops-tool"), frozenset({"I3", "I9", "O"})),
+    Case("retry-reuses-ids", regression("retried-agent-call"), frozenset({"O"})),
+    Case("retry-reuses-ids", regression("retried-action-after-denial"), frozenset({"I3", "O"})),
+    Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
+    Case("retry-reuses-ids", regression("retried-gated-call"), frozenset({"I3", "O"})),
 )
 
 

@@ -109,7 +109,7 @@ class SubAgentTool:
     def run(self, call: ToolCall) -> ToolOutcome:
         refusal = None if self.gate is None else self.gate.refusal(call)
         if refusal is not None:
-            return Completed(refusal)
+            return Completed(refusal, refused=True)
         outer = call.key
         owned = self.owns(call.caller, outer)
         sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)

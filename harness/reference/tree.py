@@ -27,7 +27,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from harness.reference.agent import Agent, AgentError, AgentResult, EventSink, Model, Tool
+from harness.reference.agent import (
+    Agent,
+    AgentError,
+    AgentResult,
+    EventSink,
+    Model,
+    RetryPolicy,
+    Tool,
+)
 from harness.reference.agent_as_tool import Gate, SubAgentTool
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import JSON, AgentState
@@ -40,6 +48,7 @@ class ActionSpec:
     tool: str
     label: str
     questions: int = 1
+    retry: RetryPolicy | None = None  # its agent's hook retries each of its calls
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,7 @@ class SubAgentSpec:
     preserve_context: bool = False
     session_store: bool = True
     gate: str | None = None  # the label of the question its caller asks before each call
+    retry: RetryPolicy | None = None  # its caller's hook retries each call of it
 
 
 class InDoubtError(AgentError):
@@ -144,6 +154,8 @@ class Tree:
         tools += [self.effect_tool(effect, path) for effect in spec.effects if self.effect_tool]
         for sub in spec.sub_agents:
             tools.append(self._sub_agent_tool(sub, f"{path}/{sub.agent.name}"))
+        retries = {action.tool: action.retry for action in spec.actions if action.retry}
+        retries |= {sub.agent.name: sub.retry for sub in spec.sub_agents if sub.retry}
         return Agent(
             name=path,
             model=self.model_for(path),
@@ -151,6 +163,7 @@ class Tree:
             conversation_manager=spec.window,
             state=state,
             emit=self.emit,
+            retries=retries,
         )
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:

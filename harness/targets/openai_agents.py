@@ -88,6 +88,10 @@ NOT_SUPPORTED: Final = {
     "ModelBehaviorError",
     "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
+    "retries": "no hook can run a tool call again after its result or error (RunHooks."
+    "on_tool_end only observes, failure_error_function only words the error, retry settings "
+    "are the model's); a wrapper around the function would re-run its body, not re-ask its "
+    "approval, which the runner asks before the tool runs",
 }
 # what the target can express (no interrupt ids: see the module's docstring)
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {

@@ -19,6 +19,7 @@ Where the bug sits:
   and its sub-agent's own questions in the same call;
 * after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
   has.
+* in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
 
 This module registers them: a ``VariantTree`` builds the reference tree with those classes in
 place of the reference's, and ``VARIANTS`` names each variant by its slug.
@@ -59,6 +60,7 @@ from harness.targets.variants_continuation import (
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
+from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     ForwardToAllTool,
     NoNamespacingTool,
@@ -126,6 +128,7 @@ class VariantTree(Tree):
             conversation_manager=agent.conversation_manager,
             state=agent.state,
             emit=agent.emit,
+            retries=agent.retries,
         )
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
@@ -281,6 +284,12 @@ _ALL: Final = (
         "after a deploy a parked call whose tool was renamed or removed ends as a call of an "
         "unknown tool: its question vanishes and an answer to it is accepted and lost",
         agent_class=DropGoneCallsAgent,
+    ),
+    Variant(
+        "retry-reuses-ids",
+        "a retried tool call keeps its first attempt's identity: the first attempt's answers are "
+        "replayed to the retry, which never asks again",
+        agent_class=RetryReusesIdsAgent,
     ),
 )
 
