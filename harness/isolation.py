@@ -28,9 +28,10 @@ from harness.targets.base import (
     Target,
     TargetInfo,
 )
-from scenarios.model import Scenario
+from scenarios.model import Agent, Scenario
 
 SCENARIO_FILE: Final = "scenario.json"
+DEPLOYED_FILE: Final = "deployed-tree.json"  # the tree of the last deploy, if any
 ROOT: Final = Path(__file__).resolve().parent.parent
 
 
@@ -68,6 +69,11 @@ class ProcessSession:
     def restart(self) -> str | None:
         error: str | None = self._call({"op": "start"})["error"]
         return error
+
+    def deploy(self, tree: Agent) -> str | None:
+        """The next steps' processes build ``tree`` in place of the scenario's (``worker``)."""
+        (self.workdir / DEPLOYED_FILE).write_text(tree.model_dump_json(), encoding="utf-8")
+        return self.restart()
 
     def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
         request = {"op": "corrupt", "corruption": corruption, "which": which, "pick": pick}
@@ -127,6 +133,10 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
     from harness.targets import registry
 
     scenario = Scenario.model_validate_json((workdir / SCENARIO_FILE).read_text(encoding="utf-8"))
+    deployed = workdir / DEPLOYED_FILE
+    if deployed.exists():  # the tree the last deploy brought
+        tree = Agent.model_validate_json(deployed.read_text(encoding="utf-8"))
+        scenario = scenario.model_copy(update={"tree": tree})
     reply: dict[str, Any] = {"error": None, "note": None, "observation": None}
     try:
         session = registry.get(name).start(scenario, workdir)

@@ -205,14 +205,15 @@ class _Needs:
 
 def has_control(scenario: Scenario) -> bool:
     """Whether a restart-free run must look the same: there are restarts, and none of them may
-    legitimately change the outcome (no corruption, no preserve_context sub-agent without a
-    session store)."""
+    legitimately change the outcome (no corruption, no deploy of a changed tree, no
+    preserve_context sub-agent without a session store)."""
     restarts = any(isinstance(step, Restart) for step in scenario.steps)
     corrupts = any(isinstance(step, Corrupt) for step in scenario.steps)
+    deploys = any(isinstance(step, Restart) and step.tree is not None for step in scenario.steps)
     storeless = any(
         agent.preserve_context and not agent.session_store for agent, _ in scenario.tree.walk()
     )
-    return restarts and not corrupts and not storeless
+    return restarts and not corrupts and not deploys and not storeless
 
 
 def _record(
@@ -286,7 +287,10 @@ class Recorder:
             observed = self._observe(self.session.answer(answered), "answer()")
         elif isinstance(step, Restart):
             expected = self.oracle.step(index, step)
-            observed = {"error": self.session.restart()}
+            rebuilt = (
+                self.session.restart() if step.tree is None else self.session.deploy(step.tree)
+            )
+            observed = {"error": rebuilt}
         elif isinstance(step, Corrupt):
             expected = self.oracle.step(index, step)
             try:

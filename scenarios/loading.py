@@ -89,6 +89,8 @@ def _is_union_tag(part: Any) -> bool:
         "Corrupt",
         "Repair",
         "Resend",
+        "PlainRestart",
+        "DeployRestart",
     }
 
 

@@ -20,11 +20,13 @@ from scenarios.corruptions import (
     FormatSpecificCorruption,
     GenericCorruption,
 )
+from scenarios.deploys import check_deploy, check_labels, tree_labels
 from scenarios.fields import NAME_PATTERN, FieldError, Location, Name, Strict, field_path
 from scenarios.steps import (
     STEP_KEYS,
     Answer,
     Corrupt,
+    Deploy,
     Repair,
     Resend,
     Response,
@@ -33,7 +35,7 @@ from scenarios.steps import (
     Step,
     TaggedStep,
 )
-from scenarios.tree import Action, Agent, Call, Effect, PromptScript, Turns, Window
+from scenarios.tree import Action, Agent, Call, Effect, PromptScript, Retry, Turns, Window
 
 __all__ = [
     "CORRUPTIONS",
@@ -48,6 +50,7 @@ __all__ = [
     "Call",
     "Corrupt",
     "Corruption",
+    "Deploy",
     "Effect",
     "Expect",
     "FieldError",
@@ -60,6 +63,7 @@ __all__ = [
     "Resend",
     "Response",
     "Restart",
+    "Retry",
     "Run",
     "Scenario",
     "ScenarioClass",
@@ -106,6 +110,8 @@ ScenarioClass = Literal[
     "unknown-answers",
     "gated-agent-call",
     "side-effects",
+    "deploy-skew",
+    "retries",
     "adversarial-ids",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
@@ -135,6 +141,10 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "question in the same call",
     "side-effects": "a sub-agent runs an ordinary tool with a side effect, then asks: the tool "
     "must not run again when it resumes",
+    "deploy-skew": "a restart deploys a changed tree between a question and its answer: the "
+    "answer reaches its call where it still exists, else it is refused loudly and stays pending",
+    "retries": "a hook retries a tool call (an action's, or a sub-agent's) after its result or "
+    "its error: every attempt is a new call that asks again under ids of its own",
     "adversarial-ids": "toolUseIds a naming scheme may confuse: prefixes of each other across a "
     "separator, percent-escapes of each other, NFC/NFD twins, long ids alike but at their end",
 }
@@ -152,7 +162,7 @@ class Scenario(Strict):
     Beyond each field's own type, a scenario is refused when:
 
     - two actions anywhere in the tree share a label (a gate's label counts as an action's),
-      or the root has a gate;
+      or the root has a gate or a retry;
     - the first step other than a restart is not a run;
     - an answer names a label no action (or gate) has;
     - an `answer_calls` entry names a label no action has (a gate is answered by label only),
@@ -165,7 +175,13 @@ class Scenario(Strict):
     - a corruption's `which` asks for more stored continuations than the steps so far leave
       (at least two for `foreign`);
     - `expect.errors` names a step that does not exist, or one that must not fail (a run or an
-      answer that can go ahead, a restart).
+      answer that can go ahead, a restart);
+    - a deploy's tree (a restart's `tree`) renames the root, changes a gate, a session store, a
+      provider's kind or whether an agent has a window, for an agent at a path the tree before
+      it has too; or a label names different actions in two trees (each label names one
+      action, of the agent at one path, in every tree).
+
+    The labels and prompts an answer may name are those of every tree the scenario deploys.
     """
 
     model_config = ConfigDict(json_schema_extra=_bare_steps_in_schema)
@@ -200,19 +216,34 @@ class Scenario(Strict):
             raise FieldError(
                 ("tree", "gate"), "the root has no caller to ask: only a sub-agent can be gated"
             )
+        if self.tree.retry is not None:
+            raise FieldError(
+                ("tree", "retry"),
+                "the root has no caller to retry it: a retry goes on a sub-agent or an action",
+            )
         labels = Counter(self.labels)
         repeated = sorted(label for label, count in labels.items() if count > 1)
         if repeated:
             raise FieldError(("tree",), f"action labels must be unique, {repeated} repeat")
         runs = {step.run for step in self.steps if isinstance(step, Run)}
         _prompts_given(self.tree, runs, ("tree",))
+        previous = self.tree
+        for where, tree in self.trees()[1:]:
+            check_deploy(previous, tree, where)
+            _prompts_given(tree, runs, where)
+            previous = tree
+        check_labels(self.trees())
+        every_label = {label for _, tree in self.trees() for label in tree_labels(tree)}
         first = next((step for step in self.steps if not isinstance(step, Restart)), None)
         if not isinstance(first, Run):
             raise FieldError(("steps",), "the first step other than a restart must be a run")
-        asked_by = _prompts_asking(self.tree, runs)
+        asked_by: dict[str, set[str]] = {}
+        for _, tree in self.trees():
+            for label, prompts in _prompts_asking(tree, runs).items():
+                asked_by.setdefault(label, set()).update(prompts)
         for index, step in enumerate(self.steps):
             if isinstance(step, Answer):
-                unknown = sorted(set(step.answer) - set(labels))
+                unknown = sorted(set(step.answer) - every_label)
                 if unknown:
                     raise FieldError(("steps", index, "answer"), f"no action labelled {unknown}")
                 _calls_answered(step, asked_by, ("steps", index, "answer_calls"))
@@ -236,10 +267,17 @@ class Scenario(Strict):
 
     @property
     def labels(self) -> list[str]:
-        """Every label the human may answer by: each action's, then each gate's."""
-        actions = [action.label for agent, _ in self.tree.walk() for action in agent.actions]
-        gates = [agent.gate for agent, _ in self.tree.walk() if agent.gate is not None]
-        return actions + gates
+        """Every label of the tree the scenario starts with: each action's, then each gate's."""
+        return tree_labels(self.tree)
+
+    def trees(self) -> list[tuple[tuple[str | int, ...], Agent]]:
+        """The tree it starts with, then each tree a restart deploys, with where each is
+        written."""
+        found: list[tuple[tuple[str | int, ...], Agent]] = [(("tree",), self.tree)]
+        for index, step in enumerate(self.steps):
+            if isinstance(step, Restart) and step.tree is not None:
+                found.append((("steps", index, "restart", "tree"), step.tree))
+        return found
 
     def depth(self) -> int:
         return max(depth for _, depth in self.tree.walk())

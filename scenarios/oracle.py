@@ -23,10 +23,25 @@ Semantics it encodes, each straight from docs/invariants.md:
   label); approved, the sub-agent is called then (and may ask its own questions in the same
   call), denied, it is never called and the call ends with a refusal; a gate's approval runs
   nothing in the ledger and is never an answer to the sub-agent's own questions;
+* a call of a tool with a retry (an action's, or a sub-agent's) that ends the way the retry
+  names (an error: an action or a gate denied, a busy sub-agent refusing the call; a result: an
+  action that ran, a sub-agent that answered) is made again at once, in the same step, at most
+  ``times`` times per call; every attempt is a new call: it asks every question again, an action
+  runs only on its own attempt's approval (one approval never runs it twice), a sub-agent is
+  called anew (its gate asked again), and an answer given to an earlier attempt names a question
+  no longer pending, so re-sent it is refused (I14);
 * an answer that names a question not pending (an id the human was not shown as pending, or
   one already answered: a re-sent answer that was carried out) must be refused loudly and
   change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
-  questions still pending.
+  questions still pending;
+* a deploy (a restart with a changed tree) keeps every parked call whose tool its agent still
+  has, under the same path (an action's tool, a sub-agent's name, all the way up): its
+  question is answered as before, and the agents play the new tree's scripts from where they
+  are.  A call whose tool is gone (renamed or removed, or an ancestor call's) is gone: its
+  questions stay pending, and an answer naming one is refused loudly, the whole step, nothing
+  changes (it would reach no call, or the wrong one).  A parked sub-agent call whose
+  sub-agent's `preserve_context` changed still exists: it resumes its parked turn (wherever
+  that turn was stored), and the sub-agent's later calls follow the new setting.
 """
 
 from __future__ import annotations
@@ -45,6 +60,7 @@ from scenarios.model import (
     Repair,
     Resend,
     Restart,
+    Retry,
     Run,
     Scenario,
     Step,
@@ -84,6 +100,8 @@ class ActionCall:
     gate: bool = False  # a gate's question: approved, it calls its sub-agent and runs nothing
     path: str = ""  # the call it serves: its agent's path and the prompt that call was given
     prompt: str = ""
+    gone: bool = False  # a deploy took its tool (or an ancestor call's) away: it stays asking
+    attempt: int = 0  # how many times this call was retried before this attempt
 
     @property
     def complete(self) -> bool:
@@ -111,9 +129,15 @@ class SubCall:
     activation: Activation | None  # None: not called (its sub-agent was busy, or gated)
     gate: ActionCall | None = None  # a gated call's gate question
     waiting: Call | None = None  # a gated call not made yet: made once its gate is approved
+    tool: str = ""  # the sub-agent's name, as its caller calls it
+    gone: bool = False  # a deploy took its sub-agent (or an ancestor call's) away
+    call: Call | None = None  # the scripted call it makes (a retry makes it again)
+    attempt: int = 0  # how many times this call was retried before this attempt
 
     @property
     def complete(self) -> bool:
+        if self.gone:
+            return False
         if self.gate is not None and self.gate.outcome == "asking":
             return False
         return self.activation is None or self.activation.finished
@@ -150,6 +174,17 @@ class Oracle:
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
     effects: list[tuple[str, str, str]] = field(default_factory=list)  # run during this step
+    tree: Agent | None = None  # the tree in force: the scenario's, then each deploy's
+
+    def __post_init__(self) -> None:
+        if self.tree is None:
+            self.tree = self.scenario.tree
+
+    @property
+    def current(self) -> Agent:
+        """The tree in force."""
+        assert self.tree is not None
+        return self.tree
 
     def step(
         self, index: int, step: Step, shown: Mapping[str, str | None] | None = None
@@ -179,6 +214,8 @@ class Oracle:
             return self._answer(index, given)
         if isinstance(step, Restart):
             self._restart()
+            if step.tree is not None:
+                self._deploy(step.tree)
             return self._expect([], error="forbidden", stop_reason=None)
         if isinstance(step, Corrupt):
             self._corrupt(index, step)
@@ -216,7 +253,7 @@ class Oracle:
     def _run(self, prompt: str) -> Expected:
         if self.root is not None and not self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
-        tree = self.scenario.tree
+        tree = self.current
         self.root = Activation(tree, tree.name, ephemeral=False, prompt=prompt)
         executed: list[str] = []
         self._advance(self.root, executed)
@@ -233,6 +270,9 @@ class Oracle:
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
                 self.refused.add(index)
+            return self._expect([], error="required", stop_reason=None)
+        if any(call.gone for call, _ in self.named[index]):
+            self.refused.add(index)  # re-sent, it is refused again while its call stays gone
             return self._expect([], error="required", stop_reason=None)
         executed: list[str] = []
         served: list[tuple[str, str, str]] = []
@@ -253,8 +293,30 @@ class Oracle:
     def _restart(self) -> None:
         for path, busy in self.live.items():
             agent = self._agent_at(path)
-            if busy is not None and not busy.finished and not agent.session_store:
-                self.stuck = f"{path} (preserve_context, no session store) lost its parked turn"
+            if busy is None or busy.finished or agent is None or agent.session_store:
+                continue
+            self.stuck = f"{path} (preserve_context, no session store) lost its parked turn"
+
+    def _deploy(self, tree: Agent) -> None:
+        """The tree in force becomes ``tree``: every parked call whose tool is gone is marked
+        gone, with everything below it."""
+        self.tree = tree
+        if self.root is not None and not self.root.finished:
+            self._redeploy(self.root, tree)
+
+    def _redeploy(self, activation: Activation, agent: Agent) -> None:
+        """``activation`` plays ``agent`` (its agent in the deployed tree) from now on; mark the
+        calls of its parked turn that ``agent`` no longer has."""
+        activation.agent = agent
+        tools = {action.tool for action in agent.actions}
+        subs = {sub.name: sub for sub in agent.sub_agents}
+        for call in activation.calls or []:
+            if isinstance(call, ActionCall) and call.action.tool not in tools:
+                call.gone = True
+            elif isinstance(call, SubCall) and call.tool not in subs:
+                _gone(call)
+            elif isinstance(call, SubCall) and call.activation is not None:
+                self._redeploy(call.activation, subs[call.tool])
 
     def _corrupt(self, index: int, step: Corrupt) -> None:
         parked = self._parked_continuations()
@@ -278,10 +340,13 @@ class Oracle:
                 ]
             else:
                 for call in activation.calls:
+                    if isinstance(call, SubCall) and call.gone:
+                        continue
                     if isinstance(call, SubCall) and call.waiting is not None:
                         self._open_gate(activation, call, executed)
                     elif isinstance(call, SubCall) and call.activation is not None:
                         self._advance(call.activation, executed)
+            self._retry(activation, executed)
             if not all(call.complete for call in activation.calls):
                 return
             activation.turn += 1
@@ -289,14 +354,14 @@ class Oracle:
         self._release(activation)
 
     def _start(
-        self, parent: Activation, call: Call, executed: list[str]
+        self, parent: Activation, call: Call, executed: list[str], attempt: int = 0
     ) -> ActionCall | SubCall | EffectCall:
         if any(effect.tool == call.tool for effect in parent.agent.effects):
             self.effects.append((parent.path, call.tool, call.id))
             return EffectCall()
         for action in parent.agent.actions:
             if action.tool == call.tool:
-                return ActionCall(action, path=parent.path, prompt=parent.prompt)
+                return ActionCall(action, path=parent.path, prompt=parent.prompt, attempt=attempt)
         sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         if sub.gate is not None:
             gate = ActionCall(
@@ -305,8 +370,41 @@ class Oracle:
                 path=parent.path,
                 prompt=parent.prompt,
             )
-            return SubCall(None, gate=gate, waiting=call)
-        return self._call(parent, call, executed)
+            return SubCall(
+                None, gate=gate, waiting=call, tool=call.tool, call=call, attempt=attempt
+            )
+        sub_call = self._call(parent, call, executed)
+        sub_call.call, sub_call.attempt = call, attempt
+        return sub_call
+
+    def _retry(self, parent: Activation, executed: list[str]) -> None:
+        """Make again, at once, every call of the turn that ended the way its tool's retry
+        names, while it has retries left: each new attempt is a new call (it asks again)."""
+        calls = parent.calls or []
+        for index, call in enumerate(calls):
+            while not isinstance(call, EffectCall):
+                retry, ending = self._ending(parent, call)
+                if retry is None or ending != retry.after or call.attempt >= retry.times:
+                    break
+                if isinstance(call, ActionCall):
+                    call = ActionCall(
+                        call.action, path=call.path, prompt=call.prompt, attempt=call.attempt + 1
+                    )
+                elif call.call is not None:
+                    call = self._start(parent, call.call, executed, call.attempt + 1)
+                calls[index] = call
+
+    def _ending(self, parent: Activation, call: ActionCall | SubCall) -> tuple[Retry | None, str]:
+        """The retry of ``call``'s tool and how the call ended: "error" (it did not do its
+        work), "result" (it did), or "" (it has not ended)."""
+        if isinstance(call, ActionCall):
+            return call.action.retry, {"ran": "result", "refused": "error"}.get(call.outcome, "")
+        if call.call is None or not call.complete:
+            return None, ""
+        sub = next((sub for sub in parent.agent.sub_agents if sub.name == call.call.tool), None)
+        if sub is None:  # a deploy took its sub-agent away: nothing retries it
+            return None, ""
+        return sub.retry, "result" if call.activation is not None else "error"
 
     def _open_gate(self, parent: Activation, sub_call: SubCall, executed: list[str]) -> None:
         """A gated call whose gate was answered: approved, its sub-agent is called now."""
@@ -325,12 +423,12 @@ class Oracle:
         if sub.preserve_context:
             busy = self.live.get(path)
             if busy is not None and not busy.finished:
-                return SubCall(None)
+                return SubCall(None, tool=call.tool)
         activation = Activation(sub, path, ephemeral=not sub.preserve_context, prompt=call.prompt)
         if sub.preserve_context:
             self.live[path] = activation
         self._advance(activation, executed)
-        return SubCall(activation)
+        return SubCall(activation, tool=call.tool)
 
     def _release(self, activation: Activation) -> None:
         if not activation.ephemeral and self.live.get(activation.path) is activation:
@@ -360,10 +458,12 @@ class Oracle:
 
         return 0 if self.root is None or self.root.finished else count(self.root)
 
-    def _agent_at(self, path: str) -> Agent:
-        agent = self.scenario.tree
+    def _agent_at(self, path: str) -> Agent | None:
+        """The agent at ``path`` in the tree in force (None: a deploy removed it)."""
+        agent: Agent | None = self.current
         for name in path.split("/")[1:]:
-            agent = next(sub for sub in agent.sub_agents if sub.name == name)
+            subs = [] if agent is None else agent.sub_agents
+            agent = next((sub for sub in subs if sub.name == name), None)
         return agent
 
     def _expect(
@@ -392,6 +492,18 @@ class Oracle:
             effects=tuple(sorted(self.effects)),
             served=tuple(sorted(served)),
         )
+
+
+def _gone(call: SubCall) -> None:
+    """A sub-agent call a deploy took away, with every question asked below it."""
+    call.gone = True
+    if call.gate is not None:
+        call.gate.gone = True
+    for nested in [] if call.activation is None else call.activation.calls or []:
+        if isinstance(nested, ActionCall):
+            nested.gone = True
+        elif isinstance(nested, SubCall):
+            _gone(nested)
 
 
 def expectations(scenario: Scenario) -> list[Expected]:

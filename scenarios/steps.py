@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from scenarios.corruptions import Corruption
 from scenarios.fields import Name, Strict
+from scenarios.tree import Agent
 
 Response = Literal["approve", "deny"]
 
@@ -47,10 +48,44 @@ class Answer(Strict):
     )
 
 
-class Restart(Strict):
-    """Drop every object and rebuild from storage only; `- restart` is short for it."""
+class Deploy(Strict):
+    """A deploy between the question and the answer: the agents are rebuilt from ``tree``, a
+    changed tree (a sub-agent or a tool renamed, added or removed, another window size, another
+    `preserve_context`, other scripts, played from where each agent is), and the stored state
+    is restored into them.  A pending question whose asking call still exists (the same tool of
+    the agent at the same path, every call above it too) is answered as before; one whose call
+    is gone stays pending, and an answer naming it is refused loudly (the whole answer: nothing
+    runs).  A parked call of a sub-agent whose `preserve_context` changed still exists: it
+    resumes its parked turn, wherever that was stored (needs `changed_tree`)."""
 
-    restart: Literal[True] = Field(description="Always `true`.")
+    tree: Agent = Field(description="The tree after the deploy; the steps after it run on it.")
+
+
+def _restart_kind(value: Any) -> str:
+    """A restart's value: a mapping (or a ``Deploy``) is a deploy, anything else is judged as
+    the plain ``true``."""
+    return "DeployRestart" if isinstance(value, dict | Deploy) else "PlainRestart"
+
+
+class Restart(Strict):
+    """Drop every object and rebuild from storage only; `- restart` is short for it.  With a
+    `tree`, the rebuild is a deploy of a changed tree (see Deploy)."""
+
+    restart: Annotated[
+        Annotated[Literal[True], Tag("PlainRestart")] | Annotated[Deploy, Tag("DeployRestart")],
+        Discriminator(
+            _restart_kind,
+            custom_error_type="restart_kind",
+            custom_error_message="a restart is `true` or a deploy `{tree: ...}`",
+        ),
+    ] = Field(
+        description="`true`, or a deploy: `{tree: ...}`, the tree the agents are rebuilt from."
+    )
+
+    @property
+    def tree(self) -> Agent | None:
+        """The changed tree this restart deploys, None for a plain restart."""
+        return self.restart.tree if isinstance(self.restart, Deploy) else None
 
 
 class Corrupt(Strict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
@@ -21,6 +21,26 @@ class Window(Strict):
         int,
         Field(ge=1, description="Trim before every `per_turn`-th model call (the count is state)."),
     ] = 1
+
+
+class Retry(Strict):
+    """A bounded retry of a tool's calls by its agent's after-tool-call hook: when a call ends
+    the way `after` names, the hook runs it again at once, at most `times` times per call.
+    Every attempt is a new call: it asks its questions again, under ids of its own (never the
+    earlier attempt's), and an action runs only on its own attempt's approval (so an action
+    approved once runs once); a retried sub-agent call starts a new call of the sub-agent (its
+    gate, if any, asks again).  A call ends with an *error* when it did not do its work (an
+    action or a gate denied, a busy preserve_context sub-agent refusing a second caller), with a
+    *result* when it did (an action that ran, a sub-agent that answered)."""
+
+    after: Literal["error", "result"] = Field(
+        description="Which ending the hook retries: `error` (the call did not do its work) or "
+        "`result` (it did)."
+    )
+    times: Annotated[
+        int,
+        Field(ge=1, le=3, description="How many times at most one call is retried."),
+    ]
 
 
 class Action(Strict):
@@ -48,14 +68,17 @@ class Action(Strict):
         description="Asked by a before-tool-call hook instead of the tool itself (needs "
         "`hook_interrupts`).",
     )
+    retry: Retry | None = Field(
+        None, description="Its agent's hook retries each of its calls (needs `retries`)."
+    )
 
 
 class Effect(Strict):
     """An ordinary tool with a side effect (a lookup, a write): tool `tool` of its agent.  It
     asks nothing and runs as soon as the model calls it; the ledger records every run (agent,
-    tool, toolUseId), and each scripted call must run exactly once over the whole scenario:
-    never again when its agent resumes after a question, nor after a restart (needs
-    `ordinary_tools`)."""
+    tool, toolUseId), and each scripted call must run exactly once over the whole scenario
+    (once per attempt of a retried call that plays it): never again when its agent resumes
+    after a question, nor after a restart (needs `ordinary_tools`)."""
 
     tool: Annotated[Name, Field(description="The tool's name, as the agent's model calls it.")]
 
@@ -129,6 +152,10 @@ class Agent(Strict):
         description="For a sub-agent: before each call its caller asks one question under this "
         "label (answered like an action's; unique among all labels); approved, the sub-agent is "
         "called, denied, it is not and its caller gets a refusal (needs `gated_sub_agents`).",
+    )
+    retry: Retry | None = Field(
+        None,
+        description="For a sub-agent: its caller's hook retries each call of it (needs `retries`).",
     )
     state: dict[str, Any] = Field(
         default_factory=dict,

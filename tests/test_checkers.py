@@ -7,6 +7,7 @@ one with one observation (or one expectation) changed.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -1303,3 +1304,17 @@ def test_the_reference_target_passes_every_checker_on_colliding_ids() -> None:
 
     assert recorded.control is not None
     assert check(recorded) == []
+
+
+def test_o_after_a_deploy_a_sub_agent_may_be_asked_what_the_deployed_tree_asks() -> None:
+    """A deploy's tree gives a call another prompt: asking it is the deployed caller's doing
+    (good); a prompt no tree gives is still told something else (bad)."""
+    redeployed = {**TWO_WORKERS, "turns": [[{"tool": "worker_a", "id": "c1", "prompt": "ship v2"}]]}
+    deploy = {"restart": {"tree": redeployed}}
+    good = {**request("orchestrator/worker_a", 1), "prompt": "ship v2"}
+    bad = {**request("orchestrator/worker_a", 1), "prompt": "ship v3"}
+    made = history(run(shows=[ask("deploy-a")], requests=[good, bad]))
+    scenario = {**made.scenario, "steps": [{"run": "go"}, deploy]}
+    found = violations("O", replace(made, scenario=scenario))
+
+    assert [(v.step, v.seen) for v in found] == [(0, "orchestrator/worker_a asked 'ship v3'")]

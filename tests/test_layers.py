@@ -125,7 +125,9 @@ ONLY = [
     ("scenarios.corruptions", []),
     ("scenarios.fields", []),
     ("scenarios.tree", ["scenarios.fields"]),
-    ("scenarios.steps", ["scenarios.fields", "scenarios.corruptions"]),
+    # a deploy step carries the tree it deploys
+    ("scenarios.steps", ["scenarios.fields", "scenarios.corruptions", "scenarios.tree"]),
+    ("scenarios.deploys", ["scenarios.fields", "scenarios.tree"]),
 ]
 
 

@@ -327,3 +327,121 @@ def test_a_prompt_without_a_script_of_its_own_plays_the_agents_turns() -> None:
     assert run.pending == (("SEND", 1),)
     assert (done.executions, done.final_answer) == (("SEND",), "done")
     assert urgent.pending == (("SEND", 1), ("URGENT", 1))
+
+
+def deployed(tree: dict[str, Any]) -> dict[str, Any]:
+    return {"restart": {"tree": tree}}
+
+
+def renamed_b() -> dict[str, Any]:
+    """``two_workers`` after a deploy that renamed sub-agent b to c (its action relabelled)."""
+    tree = two_workers()
+    tree["turns"] = [[{"tool": "a", "id": "1"}, {"tool": "c", "id": "2"}]]
+    tree["sub_agents"] = [worker("a", "A"), worker("c", "C")]
+    return tree
+
+
+def test_after_a_deploy_renames_a_sub_agent_an_answer_to_its_call_is_refused_and_kept() -> None:
+    steps = [{"run": "go"}, deployed(renamed_b()), {"answer": {"B": "approve"}}]
+    _, deploy, answer = expectations(scenario(two_workers(), steps))
+    assert (deploy.error, deploy.pending) == ("forbidden", (("A", 1), ("B", 1)))
+    assert (answer.error, answer.unknown_answer) == ("required", False)
+    assert answer.executions == ()
+    assert answer.pending == (("A", 1), ("B", 1))
+
+
+def test_after_a_deploy_a_call_that_still_exists_is_answered_and_the_gone_one_stays_pending() -> (
+    None
+):
+    steps = [{"run": "go"}, deployed(renamed_b()), {"answer": {"A": "approve"}}, {"resend": 2}]
+    _, _, answer, again = expectations(scenario(two_workers(), steps))
+    assert (answer.error, answer.executions) == ("forbidden", ("A",))
+    assert (answer.pending, answer.stop_reason) == ((("B", 1),), "interrupt")
+    assert (again.error, again.unknown_answer, again.executions) == ("required", True, ())
+
+
+def test_an_answer_naming_a_gone_call_refuses_the_whole_step_and_again_when_re_sent() -> None:
+    steps = [
+        {"run": "go"},
+        deployed(renamed_b()),
+        {"answer": {"A": "approve", "B": "approve"}},
+        {"resend": 2},
+    ]
+    _, _, answer, again = expectations(scenario(two_workers(), steps))
+    assert (answer.error, answer.executions, answer.pending) == (
+        "required",
+        (),
+        (("A", 1), ("B", 1)),
+    )
+    assert (again.error, again.unknown_answer, again.executions) == ("required", False, ())
+
+
+def test_a_deploy_that_drops_an_action_tool_leaves_its_question_pending() -> None:
+    tree = two_workers()
+    dropped = two_workers()
+    dropped["sub_agents"][1] = {"name": "b", "actions": [{"tool": "other", "label": "O"}]}
+    steps = [{"run": "go"}, deployed(dropped), {"answer": {"B": "approve"}}]
+    _, _, answer = expectations(scenario(tree, steps))
+    assert (answer.error, answer.executions, answer.pending) == (
+        "required",
+        (),
+        (("A", 1), ("B", 1)),
+    )
+
+
+def test_a_deploy_that_changes_a_window_size_keeps_every_call() -> None:
+    tree = two_workers(window={"size": 4})
+    steps = [{"run": "go"}, deployed(two_workers(window={"size": 2})), {"answer": {"B": "approve"}}]
+    _, _, answer = expectations(scenario(tree, steps))
+    assert (answer.error, answer.executions, answer.pending) == ("forbidden", ("B",), (("A", 1),))
+
+
+def test_a_deploy_plays_the_new_scripts_from_where_each_agent_is() -> None:
+    later = two_workers()
+    later["answer"] = "redeployed"
+    steps = [{"run": "go"}, deployed(later), {"answer": {"A": "approve", "B": "approve"}}]
+    _, _, answer = expectations(scenario(two_workers(), steps))
+    assert (answer.executions, answer.final_answer) == (("A", "B"), "redeployed")
+
+
+def test_a_parked_call_whose_sub_agent_changed_preserve_context_still_exists() -> None:
+    swapped = two_workers()
+    swapped["sub_agents"][0]["preserve_context"] = True
+    original = two_workers()
+    original["sub_agents"][1]["preserve_context"] = True
+    steps = [
+        {"run": "go"},
+        deployed(swapped),
+        {"answer": {"A": "approve"}},
+        {"answer": {"B": "approve"}},
+    ]
+    _, _, answer_a, answer_b = expectations(scenario(original, steps))
+    assert (answer_a.error, answer_a.executions, answer_a.pending) == (
+        "forbidden",
+        ("A",),
+        (("B", 1),),
+    )
+    assert (answer_b.error, answer_b.executions, answer_b.stop_reason) == (
+        "forbidden",
+        ("B",),
+        "end_turn",
+    )
+
+
+def test_changing_preserve_context_of_a_sub_agent_with_nothing_parked_changes_nothing() -> None:
+    steps = [
+        {"run": "go"},
+        {"answer": {"A": "approve", "B": "approve"}},
+        deployed(two_workers(preserve_context=True)),
+        {"run": "again"},
+        {"answer": {"A": "approve"}},
+    ]
+    *_, answer = expectations(scenario(two_workers(), steps))
+    assert (answer.error, answer.executions, answer.pending) == ("forbidden", ("A",), (("B", 1),))
+
+
+def test_a_deploy_before_the_first_run_is_the_tree_the_run_plays() -> None:
+    steps = ["restart", deployed(renamed_b()), {"run": "go"}, {"answer": {"C": "approve"}}]
+    *_, run, answer = expectations(scenario(two_workers(), steps))
+    assert run.pending == (("A", 1), ("C", 1))
+    assert answer.executions == ("C",)

@@ -287,17 +287,35 @@ def test_an_unknown_tool_gets_an_error_tool_result() -> None:
     assert "unknown tool 'missing'" in only["content"][0]["text"]
 
 
-def test_an_agent_rebuilt_without_the_tool_it_parked_on_gives_that_call_an_error_result() -> None:
+def test_an_agent_rebuilt_without_the_tool_it_parked_on_refuses_an_answer_to_that_call() -> None:
+    """A deploy took the tool away: the answer would reach no call, so it is refused loudly and
+    the agent is left as it was, the question still pending (never run, never dropped)."""
     ledger = new_ledger()
     parked = acting_agent(ledger)
     parked("go")
 
     rebuilt = Agent("agent", ToolsThenAnswer(), [], state=parked.state)
-    result = rebuilt.resume({FIRST: APPROVE})
+    before = snapshot(rebuilt)
+    with pytest.raises(AgentError, match="no longer has tool 'act'"):
+        rebuilt.resume({FIRST: APPROVE})
 
-    assert result.stop_reason == "end_turn"
+    assert snapshot(rebuilt) == before
     assert ran(ledger) == []
-    assert [r["status"] for r in tool_results(rebuilt)] == ["error"]
+    assert [interrupt.id for interrupt in rebuilt.state.interrupt_state.pending] == [FIRST]
+
+
+def test_a_call_whose_tool_is_gone_stays_parked_while_the_rest_of_its_turn_resumes() -> None:
+    ledger = new_ledger()
+    parked = acting_agent(ledger)
+    parked("go")
+
+    rebuilt = Agent("agent", ToolsThenAnswer(), [], state=parked.state)
+    result = rebuilt.resume({})
+
+    assert result.stop_reason == "interrupt"
+    assert [interrupt.id for interrupt in result.interrupts] == [FIRST]
+    assert ran(ledger) == []
+    assert tool_results(rebuilt) == []
 
 
 def test_a_model_that_fails_leaves_the_agent_unchanged() -> None:

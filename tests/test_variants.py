@@ -163,6 +163,12 @@ CASES = (
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
+    Case("drop-gone-calls", regression("deploy-renames-sub-agent"), frozenset({"I3", "I9", "O"})),
+    Case("drop-gone-calls", regression("deploy-drops-tool"), frozenset({"I3", "I9", "O"})),
+    Case("retry-reuses-ids", regression("retried-agent-call"), frozenset({"O"})),
+    Case("retry-reuses-ids", regression("retried-action-after-denial"), frozenset({"I3", "O"})),
+    Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
+    Case("retry-reuses-ids", regression("retried-gated-call"), frozenset({"I3", "O"})),
     Case("truncated-ids", regression("adversarial-ids"), frozenset({"I1", "I2", "I3", "I4"})),
 )
 

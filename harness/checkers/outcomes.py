@@ -67,18 +67,23 @@ def _tasks_delivered(history: History) -> list[Violation]:
     """Each agent is asked only what its caller asked: the orchestrator one of the scenario's
     prompts, a sub-agent the prompt of one of its caller's calls to it.  (The task travels down
     as the answers do; a sub-agent given another text, or none, is told something else.)  An
-    agent the scenario gives no prompt is not judged."""
-    tree = history.scenario.get("tree", {})
-    runs = [step.get("run") for step in history.scenario.get("steps", ()) if isinstance(step, dict)]
-    asked = {tree.get("name"): {run for run in runs if isinstance(run, str)}}
-    callers = [(tree, tree.get("name"))]
+    agent the scenario gives no prompt is not judged.  A deployed tree's calls (a restart's
+    ``tree``) ask what they ask too."""
+    steps = [step for step in history.scenario.get("steps", ()) if isinstance(step, dict)]
+    runs = {step["run"] for step in steps if isinstance(step.get("run"), str)}
+    trees = [history.scenario.get("tree", {})]
+    trees += [step["restart"]["tree"] for step in steps if isinstance(step.get("restart"), dict)]
+    asked: dict[str, set[str]] = {}
+    for tree in trees:
+        asked.setdefault(tree.get("name"), set()).update(runs)
+    callers = [(tree, tree.get("name")) for tree in trees]
     while callers:
         caller, path = callers.pop()
         for sub in caller.get("sub_agents", ()):
             calls = [call for turn in caller.get("turns", ()) for call in turn]
-            asked[f"{path}/{sub['name']}"] = {
+            asked.setdefault(f"{path}/{sub['name']}", set()).update(
                 call.get("prompt", DEFAULT_TASK) for call in calls if call["tool"] == sub["name"]
-            }
+            )
             callers.append((sub, f"{path}/{sub['name']}"))
     found: list[Violation] = []
     seen: set[tuple[str, str]] = set()

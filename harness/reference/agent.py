@@ -15,6 +15,15 @@ Rules this module keeps:
   stored turn cannot be restored fails the whole resume there, before any action runs.
 * Parking never rebuilds the interrupt context: keys written by tools survive.  A turn that ends
   clears it, so no answer outlives its turn.
+* A parked call whose tool the agent no longer has (a deploy renamed or removed it) is gone: its
+  questions stay parked and pending, and a resume answering one is refused before anything
+  runs.  Its answer would reach no call; carrying on without it would lose it silently.
+* A tool with a retry policy (an after-tool-call hook's retry) whose call ends the way the policy
+  names is run again at once, at most ``times`` times per call.  Each attempt is a new call: its
+  number is part of the call's key (``call_key``), so its questions get ids of their own, no
+  earlier attempt's answer is replayed to it, and a sub-agent call starts the sub-agent anew.
+  The number is kept in the interrupt context, so an attempt parked on a question resumes as
+  itself, after a restart too.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from harness.reference.conversation import ConversationManager, NullConversationManager
-from harness.reference.naming import tool_interrupt_id
+from harness.reference.naming import raised_by_call, tool_interrupt_id
 from harness.reference.state import (
     JSON,
     AgentState,
@@ -36,6 +45,7 @@ from harness.reference.state import (
 
 PENDING_TOOL_CALL = "tool_use_message"
 RESULTS_SO_FAR = "tool_results"
+ATTEMPTS = "attempts"  # toolUseId -> how many times that call of the turn was retried
 
 EventSink = Callable[[dict[str, JSON]], None]
 
@@ -61,6 +71,27 @@ class ToolUse:
 class Completed:
     text: str
     is_error: bool = False
+    refused: bool = False  # the call did not do its work (an action or a gate denied)
+
+    @property
+    def failed(self) -> bool:
+        """Whether the call ended with an error (for a retry): an error result or a refusal."""
+        return self.is_error or self.refused
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """An after-tool-call hook's retry of a tool's calls: after an ``error`` or a ``result``,
+    at most ``times`` times per call."""
+
+    after: Literal["error", "result"]
+    times: int
+
+    def wants(self, outcome: Completed, retried: int) -> bool:
+        """Whether a call retried ``retried`` times so far that ended with ``outcome`` is run
+        again."""
+        ending = "error" if outcome.failed else "result"
+        return ending == self.after and retried < self.times
 
 
 @dataclass(frozen=True)
@@ -86,9 +117,19 @@ def call_key(caller: AgentState, use: ToolUse) -> str:
     Models reuse toolUseIds across turns and prompts, so the id alone would give a question of
     a later turn the same interrupt id as an answered one of an earlier turn, and a re-sent old
     answer would approve the new question.  The turn number makes them differ; it does not
-    change while a parked turn waits, so a resumed call keeps its key.
+    change while a parked turn waits, so a resumed call keeps its key.  A retried call's attempt
+    number follows the turn number (``3r1.t1``: the turn number holds no ``r`` and the key's
+    first ``.`` ends it, so no toolUseId can make one attempt's key another's).
     """
-    return f"{caller.model_turns}.{use.tool_use_id}"
+    retried = retries_of(caller, use.tool_use_id)
+    attempt = f"r{retried}" if retried else ""
+    return f"{caller.model_turns}{attempt}.{use.tool_use_id}"
+
+
+def retries_of(caller: AgentState, tool_use_id: str) -> int:
+    """How many times the call ``tool_use_id`` of the caller's current turn was retried."""
+    attempts = caller.interrupt_state.context.get(ATTEMPTS, {})
+    return int(attempts.get(tool_use_id, 0)) if isinstance(attempts, dict) else 0
 
 
 @dataclass
@@ -142,10 +183,12 @@ class Agent:
         conversation_manager: ConversationManager | None = None,
         state: AgentState | None = None,
         emit: EventSink | None = None,
+        retries: Mapping[str, RetryPolicy] | None = None,
     ) -> None:
         self.name = name
         self.model = model
         self.tools = {tool.name: tool for tool in tools}
+        self.retries = dict(retries or {})  # tool name -> its calls' retry policy
         self.conversation_manager = conversation_manager or NullConversationManager()
         self.state = state.copy() if state is not None else AgentState()
         if not self.state.conversation_manager_state:
@@ -191,6 +234,29 @@ class Agent:
             tool = self.tools.get(use.name)
             if tool is not None:
                 tool.prepare(answered, use)
+            gone = sorted(
+                interrupt.id
+                for interrupt in self._asked_by_gone_call(answered, use)
+                if interrupt.id in responses
+            )
+            if gone:
+                raise AgentError(
+                    f"agent {self.name!r} no longer has tool {use.name!r}: the call "
+                    f"{use.tool_use_id!r} that asked {gone} is gone, so no call can take the "
+                    "answer (the question stays pending)"
+                )
+
+    def _asked_by_gone_call(self, state: AgentState, use: ToolUse) -> list[Interrupt]:
+        """The parked questions of call ``use`` when this agent no longer has its tool (a deploy
+        renamed or removed it): they stay parked; none when the tool is here."""
+        if use.name in self.tools:
+            return []
+        key = call_key(state, use)
+        return [
+            interrupt
+            for interrupt in state.interrupt_state.interrupts
+            if raised_by_call(interrupt.id, key)
+        ]
 
     def _loop(self, work: AgentState, *, resuming: bool) -> AgentResult:
         if resuming:
@@ -229,8 +295,15 @@ class Agent:
         results = list(results_so_far)
         raised: list[Interrupt] = []
         for use in _pending_uses(tool_use_message, results_so_far):
+            kept = self._asked_by_gone_call(work, use)
+            if kept:  # no tool to run it: its questions wait, unanswered
+                raised.extend(kept)
+                continue
             call = ToolCall(use=use, caller=work, emit=self.emit)
             outcome = self._run_one(call)
+            while self._retried(work, use, outcome):
+                call = ToolCall(use=use, caller=work, emit=self.emit)
+                outcome = self._run_one(call)
             if isinstance(outcome, Interrupted):
                 raised.extend(call.consulted)
                 raised.extend(outcome.interrupts)
@@ -256,6 +329,16 @@ class Agent:
             return AgentResult("interrupt", None, tuple(parked.pending))
         work.interrupt_state = InterruptState()
         return results
+
+    def _retried(self, work: AgentState, use: ToolUse, outcome: ToolOutcome) -> bool:
+        """Whether the hook retries the call ``use`` that ended with ``outcome``; if so, its
+        next attempt is counted (which gives it a key of its own)."""
+        policy = self.retries.get(use.name)
+        retried = retries_of(work, use.tool_use_id)
+        if policy is None or isinstance(outcome, Interrupted) or not policy.wants(outcome, retried):
+            return False
+        work.interrupt_state.context.setdefault(ATTEMPTS, {})[use.tool_use_id] = retried + 1
+        return True
 
     def _run_one(self, call: ToolCall) -> ToolOutcome:
         tool = self.tools.get(call.use.name)

@@ -74,11 +74,19 @@ class SubAgentTool:
         preserve_context: bool,
         live: Agent | None = None,
         gate: Gate | None = None,
+        parked_in_session: AgentState | None = None,
+        session_consumed: Callable[[], None] = lambda: None,
     ) -> None:
         self.name = name
         self.build = build
         self.preserve_context = preserve_context
         self.gate = gate
+        # an ephemeral sub-agent's turn parked in its session while it kept its history (a
+        # deploy turned preserve_context off); ``session_consumed`` drops that session once the
+        # turn is resumed
+        self.parked_in_session = parked_in_session
+        self.session_consumed = session_consumed
+        self.from_session: Agent | None = None  # the sub-agent resumed from that session
         self.live = live if live is not None else (build() if preserve_context else None)
         # ephemeral sub-agents parked in this process, with the entry stored for each
         self.parked: dict[str, tuple[JSON, Agent]] = {}
@@ -101,7 +109,7 @@ class SubAgentTool:
     def run(self, call: ToolCall) -> ToolOutcome:
         refusal = None if self.gate is None else self.gate.refusal(call)
         if refusal is not None:
-            return Completed(refusal)
+            return Completed(refusal, refused=True)
         outer = call.key
         owned = self.owns(call.caller, outer)
         sub_agent = self._sub_agent_for(call.caller, outer, owned=owned)
@@ -117,18 +125,31 @@ class SubAgentTool:
         return self._outcome(call.caller, outer, sub_agent, result)
 
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        entry = caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}).get(outer)
         if self.live is not None:
+            if owned and entry is not None:
+                # parked while it was ephemeral (a deploy turned preserve_context on): the call
+                # stays an ephemeral one, its turn the caller's stored entry, until it ends
+                moved = self.build()
+                moved.state = continuation.restore(
+                    entry, _owner(self.name, outer), moved.conversation_manager.type_name
+                )
+                return moved
             if owned and not self.live.state.interrupt_state.activated:
                 raise LostTurnError(
                     f"sub-agent {self.name!r} (preserve_context=True) lost its parked turn in a "
                     "restart: give it a session store, or use preserve_context=False"
                 )
             return self.live
-        entry = caller.interrupt_state.context.get(SUB_AGENT_TURNS, {}).get(outer)
         stored, parked = self.parked.get(outer, (None, None))
         if owned and parked is not None and entry == stored:
             return parked  # the caller's own parked turn, still in memory
         fresh = self.build()
+        if owned and entry is None and self.parked_in_session is not None:
+            # parked while it kept its history (a deploy turned preserve_context off)
+            fresh.state = self.parked_in_session.copy()
+            self.from_session = fresh
+            return fresh
         if owned:
             if entry is None:
                 raise continuation.ContinuationError(
@@ -145,9 +166,12 @@ class SubAgentTool:
         turns = _turns(caller)
         turns.pop(outer, None)
         self.parked.pop(outer, None)
+        if sub_agent is self.from_session:
+            self.parked_in_session = self.from_session = None  # resumed: done with the session
+            self.session_consumed()
         if result.stop_reason == "end_turn":
             return Completed(result.text or "")
-        if self.live is None:
+        if sub_agent is not self.live:  # an ephemeral call (or one made before a deploy)
             turns[outer] = continuation.store(
                 sub_agent.state, _owner(self.name, outer), sub_agent.conversation_manager.type_name
             )

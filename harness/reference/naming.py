@@ -51,6 +51,13 @@ def split_root_visible_id(nested_id: str) -> tuple[str, str]:
     return unquote(quoted_outer), local_id
 
 
+def raised_by_call(interrupt_id: str, call: str) -> bool:
+    """Whether ``interrupt_id`` was raised by the tool call ``call``: its own question
+    (``tool_interrupt_id``), or one its sub-agent raised under it (``root_visible_id``)."""
+    own = interrupt_id.startswith(f"{TOOL_PREFIX}{_quote(call)}:")
+    return own or owned_by_call(interrupt_id, call)
+
+
 def owned_by_call(nested_id: str, outer_tool_use_id: str) -> bool:
     """Whether ``nested_id`` names an interrupt raised under the tool call ``outer_tool_use_id``."""
     try:

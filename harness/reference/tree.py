@@ -1,9 +1,13 @@
 """An agent tree built from a spec, and its whole-tree persistence.
 
 A ``Tree`` is the live objects: the root agent, its sub-agent tools, and for each
-``preserve_context=True`` sub-agent one live agent.  ``persist()`` is everything that survives a
-restart: the root's state (whose interrupt context holds the ephemeral sub-agents' parked turns)
-and the state of every preserve_context sub-agent that has a session store.  A restart drops every
+``preserve_context=True`` sub-agent one live agent.  Built after a deploy (a changed spec over
+the same bytes), a sub-agent that no longer keeps its history still finds a turn parked in its
+session (``SubAgentTool.parked_in_session``), and a call parked while its sub-agent was
+ephemeral stays an ephemeral call, its turn the caller's stored entry, until it ends.
+``persist()`` is everything that survives a restart: the root's state (whose interrupt context
+holds the ephemeral sub-agents' parked turns) and the state of every preserve_context sub-agent
+that has a session store.  A restart drops every
 object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
 
 At most once, across crashes too: ``resume`` first writes ahead (through the caller's
@@ -23,7 +27,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
-from harness.reference.agent import Agent, AgentError, AgentResult, EventSink, Model, Tool
+from harness.reference.agent import (
+    Agent,
+    AgentError,
+    AgentResult,
+    EventSink,
+    Model,
+    RetryPolicy,
+    Tool,
+)
 from harness.reference.agent_as_tool import Gate, SubAgentTool
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import JSON, AgentState
@@ -36,6 +48,7 @@ class ActionSpec:
     tool: str
     label: str
     questions: int = 1
+    retry: RetryPolicy | None = None  # its agent's hook retries each of its calls
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,7 @@ class SubAgentSpec:
     preserve_context: bool = False
     session_store: bool = True
     gate: str | None = None  # the label of the question its caller asks before each call
+    retry: RetryPolicy | None = None  # its caller's hook retries each call of it
 
 
 class InDoubtError(AgentError):
@@ -140,6 +154,8 @@ class Tree:
         tools += [self.effect_tool(effect, path) for effect in spec.effects if self.effect_tool]
         for sub in spec.sub_agents:
             tools.append(self._sub_agent_tool(sub, f"{path}/{sub.agent.name}"))
+        retries = {action.tool: action.retry for action in spec.actions if action.retry}
+        retries |= {sub.agent.name: sub.retry for sub in spec.sub_agents if sub.retry}
         return Agent(
             name=path,
             model=self.model_for(path),
@@ -147,6 +163,7 @@ class Tree:
             conversation_manager=spec.window,
             state=state,
             emit=self.emit,
+            retries=retries,
         )
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
@@ -160,13 +177,21 @@ class Tree:
             self.live_agents[path] = live
             if sub.session_store:
                 self.sessions[path] = live
+        stored = None if sub.preserve_context else self._stored_sessions.get(path)
+        parked = AgentState.from_json(stored) if stored else None
         return SubAgentTool(
             sub.agent.name,
             build,
             preserve_context=sub.preserve_context,
             live=live,
             gate=self._gate(sub),
+            parked_in_session=parked if parked and parked.interrupt_state.activated else None,
+            session_consumed=lambda: self._forget_session(path),
         )
+
+    def _forget_session(self, path: str) -> None:
+        """The session stored for ``path`` is done with: its parked turn was resumed."""
+        self._stored_sessions.pop(path, None)
 
     def _gate(self, sub: SubAgentSpec) -> Gate | None:
         if sub.gate is None:

@@ -5,8 +5,9 @@ the ledger, the model-request journal and the public events are append-only file
 outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
 behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
 interrupts as the root shows them to the human, an SDK's logs, a restart's rebuild
-(``RebuildingSession``) with what a failed one leaves, an SDK's own files as a store and crash
-points on its writes, and what events and stored sizes are recorded as.
+(``RebuildingSession``, of the same tree or a deploy's) with what a failed one leaves, an
+SDK's own files as a store and crash points on its writes, and what events and stored sizes
+are recorded as.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
 from fakes.stores import CorruptingStore, Store
 from harness.targets.base import PendingInterrupt
+from scenarios.deploys import agents_at
+from scenarios.model import Agent, Scenario
 
 # a UUID in SDK output (ids the SDK draws itself), replaced before anything is recorded
 UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -97,9 +100,18 @@ class RebuildingSession(RecordedSession):
     (its steps answer ``NOT_REBUILT``) until a restart succeeds."""
 
     root: Any
+    scenario: Scenario
+    agents: dict[str, Agent]  # the scenario's agents, by path
 
     def _build(self) -> Any:
         raise NotImplementedError
+
+    def deploy(self, tree: Agent) -> str | None:
+        """A restart into a changed tree: from now on the agents are built from ``tree``, over
+        the same stored data."""
+        self.scenario = self.scenario.model_copy(update={"tree": tree})
+        self.agents = agents_at(tree)
+        return self.restart()
 
     def restart(self) -> str | None:
         try:

@@ -46,6 +46,11 @@ CAPABILITIES = {
     "records every run)",
     "storeless_sub_agents": "keep a preserve_context sub-agent's parked turn only in memory, so a "
     "restart loses it (the turn does not travel with the root's record)",
+    "changed_tree": "rebuild the agents from a changed tree at a restart (a deploy: sub-agents "
+    "or tools renamed, added or removed, another window size or preserve_context) and restore "
+    "the stored state into them",
+    "retries": "retry a tool call from an after-tool-call hook (after its error or its result), "
+    "each attempt a new call that asks again",
 }
 
 
@@ -93,6 +98,11 @@ class Session(Protocol):
 
     def restart(self) -> str | None:
         """Drop every object and rebuild from persisted data; the error, if rebuilding failed."""
+
+    def deploy(self, tree: Agent) -> str | None:
+        """Drop every object and rebuild from persisted data with the agents of ``tree``, a
+        changed tree (a restart's ``tree``: only asked of a target claiming ``changed_tree``);
+        the error, if rebuilding failed."""
 
     def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
         """Damage the ``which``-th stored continuation (not yet reloaded); say what was done.
@@ -145,7 +155,8 @@ class Target(Protocol):
 def requirements(scenario: Scenario) -> set[str]:
     """The capabilities a scenario needs."""
     needed = set()
-    for agent, _ in scenario.tree.walk():
+    agents = [agent for _, tree in scenario.trees() for agent, _ in tree.walk()]
+    for agent in agents:
         if agent.preserve_context:
             needed.add("preserve_context")
             if not agent.session_store:
@@ -162,6 +173,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("gated_sub_agents")
         if agent.effects:
             needed.add("ordinary_tools")
+        if agent.retry is not None or any(action.retry for action in agent.actions):
+            needed.add("retries")
         for action in agent.actions:
             if action.questions > 1:
                 needed.add("multi_question")
@@ -172,6 +185,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("restart")
         if isinstance(step, Corrupt):
             needed.add("corruption")
+        if isinstance(step, Restart) and step.tree is not None:
+            needed.add("changed_tree")
     return needed
 
 

@@ -138,8 +138,15 @@ CAPABILITIES: Final = frozenset(
         "repeated_tool_use_ids",
         "empty_tool_use_ids",
         "ordinary_tools",
+        "changed_tree",
     }
 )
+
+# the tools shape retries a tool call (a protected action's or a sub-agent tool's) from the
+# ToolNode's wrap_tool_call interceptor; the subgraph-node shape does not claim it: a sub-agent
+# is a node there, which no tool-call interceptor sees, and a node's RetryPolicy retries only
+# after an exception, never after a result or a refusal
+CAPABILITIES_OF_SHAPE: Final = {"tools": CAPABILITIES | {"retries"}, "subgraph-node": CAPABILITIES}
 
 INTERRUPT_ID: Final = re.compile(r"\b[0-9a-f]{32}\b")
 MESSAGE_ID: Final = "<message-id>"  # what a message's id is recorded as (see _plain)
@@ -164,7 +171,7 @@ class LangGraphTarget:
         self.info = TargetInfo(
             name=TARGET_NAMES[shape],
             version=installed,
-            capabilities=CAPABILITIES,
+            capabilities=CAPABILITIES_OF_SHAPE[shape],
             description=f"the real {DISTRIBUTION} from PyPI with SqliteSaver checkpoints and the "
             f"scripted fake chat model; {SHAPES[shape]}",
         )
@@ -237,7 +244,18 @@ class LangGraphSession(RebuildingSession):
         gates = {sub.name: sub.gate for sub in spec.sub_agents if sub.gate is not None}
         if self.shape == "tools":  # a sub-agent is a tool: the same interceptor asks its gate
             hooked += [scenario_model.Action(tool=sub, label=gate) for sub, gate in gates.items()]
-        tool_node = partial(prebuilt_tool_node, hooked=hooked, ask=self._ask, guard=self.stop.guard)
+        retries: dict[str, tuple[scenario_model.Retry, str | None]] = {
+            action.tool: (action.retry, action.label) for action in spec.actions if action.retry
+        }
+        if self.shape == "tools":  # a sub-agent is a tool: the same interceptor retries it
+            retries |= {sub.name: (sub.retry, sub.gate) for sub in spec.sub_agents if sub.retry}
+        tool_node = partial(
+            prebuilt_tool_node,
+            hooked=hooked,
+            ask=self._ask,
+            guard=self.stop.guard,
+            retries=retries,
+        )
         if self.shape == "tools":
             return react_agent(
                 spec.name, model, actions, tool_node, sub_graphs, checkpointer, self.stop.guard

@@ -18,6 +18,9 @@ from fakes.protected import CALL_FIELD, Ledger, ProtectedAction, prompt_of
 from scenarios import model as scenario_model
 
 INPUT_FIELD: Final = "input"  # a sub-agent tool's (or node's) prompt argument
+# a tool's name -> its calls' retry and the label whose refusal is their error (if any)
+Retries = Mapping[str, tuple[scenario_model.Retry, str | None]]
+Interceptor = Callable[[Any, Callable[[Any], Any]], Any]
 
 
 # -- a failed task stops its step ---------------------------------------------------------------
@@ -83,14 +86,52 @@ def prebuilt_tool_node(
     hooked: Sequence[scenario_model.Action],
     ask: Callable[[Any], Any],
     guard: Guard,
+    retries: Retries | None = None,
 ) -> Any:
     """The prebuilt ``ToolNode``; with hooked actions, an interceptor asks (``ask``: LangGraph's
-    ``interrupt``) before they run."""
+    ``interrupt``) before they run; with retries, an interceptor runs a call again (the asking
+    included) when it ended the way its retry names."""
     from langgraph.prebuilt import ToolNode
 
-    if not hooked:
+    if not hooked and not retries:
         return ToolNode(tools)
-    return ToolNode(tools, wrap_tool_call=guard(_approval_hook(hooked, ask)))
+    interceptor: Interceptor = _approval_hook(hooked, ask) if hooked else _execute
+    if retries:
+        interceptor = _retrying(interceptor, retries)
+    return ToolNode(tools, wrap_tool_call=guard(interceptor))
+
+
+def _execute(request: Any, execute: Callable[[Any], Any]) -> Any:
+    return execute(request)
+
+
+def _retrying(interceptor: Interceptor, retries: Retries) -> Interceptor:
+    """An interceptor that runs ``interceptor`` again, at once, while the call's result ends
+    the way its retry names and retries are left (LangChain's documented way to retry a tool
+    call from ``wrap_tool_call``).  The count is the loop's: a resumed task runs from its start
+    again, so its earlier attempts are played again before the one that asked."""
+
+    def retry(request: Any, execute: Callable[[Any], Any]) -> Any:
+        result = interceptor(request, execute)
+        kept = retries.get(request.tool_call["name"])
+        if kept is None:
+            return result
+        policy, label = kept
+        for _ in range(policy.times):
+            if ("error" if _failed(result, label) else "result") != policy.after:
+                break
+            result = interceptor(request, execute)
+        return result
+
+    return retry
+
+
+def _failed(result: Any, label: str | None) -> bool:
+    """Whether a tool call's ``ToolMessage`` is an error: an error status, or the refusal of a
+    denied action (which a protected action returns as its result)."""
+    if getattr(result, "status", None) == "error":
+        return True
+    return label is not None and getattr(result, "content", None) == ProtectedAction(label).refusal
 
 
 def action_tool(

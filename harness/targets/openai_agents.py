@@ -70,6 +70,7 @@ from harness.targets.openai_agents_model import model_class, plain
 from harness.targets.openai_agents_storage import CORRUPTIONS, RunStateFormat, owner_of
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
+from scenarios.deploys import walk_paths
 
 DISTRIBUTION: Final = "openai-agents"
 INPUT_FIELD: Final = "input"  # the agent tool's input parameter (``AgentAsToolInput``)
@@ -87,9 +88,16 @@ NOT_SUPPORTED: Final = {
     "ModelBehaviorError",
     "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
+    "retries": "no hook can run a tool call again after its result or error (RunHooks."
+    "on_tool_end only observes, failure_error_function only words the error, retry settings "
+    "are the model's); a wrapper around the function would re-run its body, not re-ask its "
+    "approval, which the runner asks before the tool runs",
 }
 # what the target can express (no interrupt ids: see the module's docstring)
-TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"interrupt_ids", *NOT_SUPPORTED}
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {
+    "interrupt_ids",
+    *NOT_SUPPORTED,
+}
 
 
 def sdk_version() -> str | None:
@@ -165,6 +173,15 @@ class OpenAIAgentsSession(RebuildingSession):
         self.shown: dict[str, Any] = {}  # handle -> the ToolApprovalItem last shown
         self.root: Any = None
         self.labels: dict[tuple[int, str], str] = {}  # (id(agent object), tool) -> label
+        self.paths: dict[int, str] = {}  # id(agent object) -> its path in the tree
+        # (agent path, tool) -> label in every tree the scenario deploys: a question asked before
+        # a deploy took its tool away is still shown under the label it was asked with
+        self.asked = {
+            (path, action.tool): action.label
+            for _, tree in scenario.trees()
+            for agent, path, _ in walk_paths(tree)
+            for action in agent.actions
+        }
         self.error: str | None = None
         self.root = self._build()
 
@@ -172,6 +189,7 @@ class OpenAIAgentsSession(RebuildingSession):
 
     def _build(self) -> Any:
         self.labels = {}
+        self.paths = {}
         return self._agent(self.scenario.tree, self.scenario.tree.name)
 
     def _agent(self, spec: scenario_model.Agent, path: str) -> Any:
@@ -195,6 +213,7 @@ class OpenAIAgentsSession(RebuildingSession):
             )
         core = ScriptedModel(path, agent_script(spec, prompt_field=INPUT_FIELD), self.journal)
         agent = Agent(name=spec.name, model=self.model_class(core), tools=tools)
+        self.paths[id(agent)] = path
         for action in spec.actions:
             self.labels[(id(agent), action.tool)] = action.label
         for sub in spec.sub_agents:
@@ -353,6 +372,8 @@ class OpenAIAgentsSession(RebuildingSession):
 
     def _pending(self, handle: str, item: Any) -> PendingInterrupt:
         label = self.labels.get((id(item.agent), str(item.tool_name)))
+        if label is None:  # a tool a deploy took away
+            label = self.asked.get((self.paths.get(id(item.agent), ""), str(item.tool_name)))
         prompt = prompt_of(_arguments(getattr(item.raw_item, "arguments", None)))
         return PendingInterrupt(
             id=handle,

@@ -24,7 +24,14 @@ from fakes.model import (
 from fakes.model import ToolCall as ScriptedCall
 from fakes.protected import CALL_FIELD, Ledger, ProtectedAction, prompt_of
 from fakes.stores import FileStore
-from harness.reference.agent import AgentError, Completed, ToolCall, ToolOutcome, ToolUse
+from harness.reference.agent import (
+    AgentError,
+    Completed,
+    RetryPolicy,
+    ToolCall,
+    ToolOutcome,
+    ToolUse,
+)
 from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
 from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
@@ -69,7 +76,12 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
     return AgentSpec(
         name=agent.name,
         actions=tuple(
-            ActionSpec(tool=action.tool, label=action.label, questions=action.questions)
+            ActionSpec(
+                tool=action.tool,
+                label=action.label,
+                questions=action.questions,
+                retry=retry_policy(action.retry),
+            )
             for action in agent.actions
         ),
         effects=tuple(EffectSpec(tool=effect.tool) for effect in agent.effects),
@@ -79,6 +91,7 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
                 preserve_context=sub.preserve_context,
                 session_store=sub.session_store,
                 gate=sub.gate,
+                retry=retry_policy(sub.retry),
             )
             for sub in agent.sub_agents
         ),
@@ -87,6 +100,10 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
         else SlidingWindow(size=agent.window.size, per_turn=agent.window.per_turn),
         initial_state=dict(agent.state),
     )
+
+
+def retry_policy(retry: scenario_model.Retry | None) -> RetryPolicy | None:
+    return None if retry is None else RetryPolicy(after=retry.after, times=retry.times)
 
 
 def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) -> AgentScript:
@@ -181,7 +198,7 @@ class ActionTool:
             tool_use_id=call.use.tool_use_id,
             prompt=prompt_of(call.use.input),
         )
-        return Completed(done)
+        return Completed(done, refused=done == self.action.refusal)
 
 
 @dataclass(frozen=True)
@@ -331,6 +348,13 @@ class ReferenceSession(RecordedSession):
             self.tree = None
             return f"{type(failure).__name__}: {failure}"
         return None
+
+    def deploy(self, tree: scenario_model.Agent) -> str | None:
+        """A restart into a changed tree: the agents are built from ``tree``, the stored state is
+        restored into them (``harness.reference.agent`` keeps a call whose tool is gone)."""
+        self.spec = agent_spec(tree)
+        self.agents = agents_by_path(tree)
+        return self.restart()
 
     def live_turn_bytes(self, path: str) -> int | None:
         """Bytes of the canonical JSON of a live (preserve_context) sub-agent's state: what a

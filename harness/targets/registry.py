@@ -116,8 +116,8 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
         "reference": ReferenceTarget.info.expressible,
         "strands": with_stored_turns,
         "strands-snapshot": with_stored_turns,
-        "langgraph": langgraph.CAPABILITIES,
-        "langgraph-subgraph-node": langgraph.CAPABILITIES,
+        "langgraph": langgraph.CAPABILITIES_OF_SHAPE["tools"],
+        "langgraph-subgraph-node": langgraph.CAPABILITIES_OF_SHAPE["subgraph-node"],
         "openai-agents": (
             openai_agents.TARGET_CAPABILITIES | damages(openai_agents_storage.CORRUPTIONS)
         ),

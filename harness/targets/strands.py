@@ -26,7 +26,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -85,6 +85,9 @@ FIRST_WITH_STORED_TURNS: Final = (1, 59)
 # stream processing skips a tool use with an empty id as an incomplete block
 # (strands/event_loop/streaming.py, a WARNING): the call never happens, by design
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids"}
+# where a retry hook counts each call's attempts: the agent's own key/value state, which the SDK
+# persists with the agent (its session, or an ephemeral sub-agent's stored turn)
+RETRIED_CALLS: Final = "harness_retried_calls"
 
 
 def _release(text: str) -> tuple[int, ...]:
@@ -145,16 +148,16 @@ class StrandsSession(RebuildingSession):
         format_ = StrandsContinuationFormat()
         super().__init__(workdir, DirectoryStore(self.sessions_dir), format_)
         self.model_class = model_class()
-        self.callee = {  # toolUseId -> the sub-agent it calls, to name a stored turn's owner
-            call.id: call.tool
-            for agent in self.agents.values()
-            for _, turns in agent.scripts()
-            for turn in turns
-            for call in turn
-            if call.tool in {sub.name for sub in agent.sub_agents}
-        }
+        # toolUseId -> the sub-agent it calls, to name a stored turn's owner
+        self.callee = _callees(self.agents)
         self.live: dict[str, Any] = {}  # every sub-agent object, by path (rebuilt on restart)
         self.root: Any = self._build()
+
+    def deploy(self, tree: scenario_model.Agent) -> str | None:
+        """A restart into a changed tree; a stored turn keeps the owner it was parked by."""
+        rebuilt = super().deploy(tree)
+        self.callee = _callees(self.agents) | self.callee
+        return rebuilt
 
     # -- building the tree with real SDK objects ------------------------------------------
 
@@ -188,8 +191,16 @@ class StrandsSession(RebuildingSession):
             for sub in spec.sub_agents
             if sub.gate is not None
         ]
-        if hooked:
-            options["hooks"] = [_approval_hook(hooked, path)]
+        hooks: list[Any] = [_approval_hook(hooked, path)] if hooked else []
+        retried: dict[str, tuple[scenario_model.Retry | None, str | None]] = {
+            action.tool: (action.retry, action.label) for action in spec.actions
+        }
+        retried |= {sub.name: (sub.retry, sub.gate) for sub in spec.sub_agents}
+        policies = {tool: kept for tool, kept in retried.items() if kept[0] is not None}
+        if policies:
+            hooks.append(_retry_hook(policies))
+        if hooks:
+            options["hooks"] = hooks
         core = ScriptedModel(
             path,
             agent_script(spec, prompt_field=INPUT_FIELD),
@@ -402,6 +413,46 @@ def _approval_hook(actions: Sequence[scenario_model.Action], path: str) -> Any:
     return ApprovalHook()
 
 
+def _retry_hook(policies: Mapping[str, tuple[Any, str | None]]) -> Any:
+    """The after-tool-call hook that retries: ``policies`` maps a tool's name to its retry
+    (``scenarios.tree.Retry``) and the label whose refusal is its error (an action's; a gated
+    sub-agent's gate), if any.  It sets ``AfterToolCallEvent.retry`` when the call ended the way
+    the retry names and has retries left, counting each call's attempts by toolUseId in the
+    agent's state (a parked attempt resumes as itself, after a restart too); the call's last
+    attempt drops its count, so a later turn's call with the same toolUseId starts afresh."""
+    from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
+
+    class RetryHook(HookProvider):  # type: ignore[misc]
+        def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+            registry.add_callback(AfterToolCallEvent, self.retry)
+
+        def retry(self, event: AfterToolCallEvent) -> None:
+            kept = policies.get(event.tool_use["name"])
+            if kept is None:
+                return
+            policy, label = kept
+            tool_use_id = str(event.tool_use["toolUseId"])
+            counts = dict(event.agent.state.get(RETRIED_CALLS) or {})
+            retried = int(counts.pop(tool_use_id, 0))
+            refusal = None if label is None else ProtectedAction(label).refusal
+            ending = "error" if _failed(event.result, event.exception, refusal) else "result"
+            if ending == policy.after and retried < policy.times:
+                counts[tool_use_id] = retried + 1
+                event.retry = True
+            event.agent.state.set(RETRIED_CALLS, counts)
+
+    return RetryHook()
+
+
+def _failed(result: Any, exception: BaseException | None, refusal: str | None) -> bool:
+    """Whether a tool call ended with an error: it raised, its result is an error, or it is
+    the refusal of a denied action (a protected action returns its refusal as its result)."""
+    if exception is not None or result.get("status") == "error":
+        return True
+    texts = [block.get("text") for block in result.get("content", [])]
+    return refusal is not None and refusal in texts
+
+
 def _agent_id(path: str) -> str:
     return path.replace("/", "--")
 
@@ -409,3 +460,15 @@ def _agent_id(path: str) -> str:
 def _scrub(text: str) -> str:
     """Per-run identity (uuids, timestamps) replaced, so the same run records the same events."""
     return TIMESTAMP.sub("<timestamp>", UUID.sub("<uuid>", text))
+
+
+def _callees(agents: dict[str, scenario_model.Agent]) -> dict[str, str]:
+    """Each toolUseId that calls a sub-agent in the agents' scripts, with the sub-agent's name."""
+    return {
+        call.id: call.tool
+        for agent in agents.values()
+        for _, turns in agent.scripts()
+        for turn in turns
+        for call in turn
+        if call.tool in {sub.name for sub in agent.sub_agents}
+    }

@@ -16,7 +16,10 @@ Where the bug sits:
   restored, what is emitted, and, in the loop (an ``Agent`` subclass), what survives when a turn
   parks;
 * in a gated call (``variants_gates``): the question asked before a gated sub-agent is called,
-  and its sub-agent's own questions in the same call.
+  and its sub-agent's own questions in the same call;
+* after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
+  has.
+* in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
 
 This module registers them: a ``VariantTree`` builds the reference tree with those classes in
 place of the reference's, and ``VARIANTS`` names each variant by its slug.
@@ -55,7 +58,9 @@ from harness.targets.variants_continuation import (
     SharedObjectTool,
     SwallowRestoreFailureTool,
 )
+from harness.targets.variants_deploys import DropGoneCallsAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
+from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     ForwardToAllTool,
     NoNamespacingTool,
@@ -124,6 +129,7 @@ class VariantTree(Tree):
             conversation_manager=agent.conversation_manager,
             state=agent.state,
             emit=agent.emit,
+            retries=agent.retries,
         )
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
@@ -136,6 +142,8 @@ class VariantTree(Tree):
             preserve_context=tool.preserve_context,
             live=tool.live,
             gate=tool.gate,
+            parked_in_session=tool.parked_in_session,
+            session_consumed=tool.session_consumed,
         )
 
 
@@ -271,6 +279,18 @@ _ALL: Final = (
         "a resumed turn is played again from its start: every tool call of the parked model "
         "message runs again, an ordinary tool before the question included",
         agent_class=ReplayTurnAgent,
+    ),
+    Variant(
+        "drop-gone-calls",
+        "after a deploy a parked call whose tool was renamed or removed ends as a call of an "
+        "unknown tool: its question vanishes and an answer to it is accepted and lost",
+        agent_class=DropGoneCallsAgent,
+    ),
+    Variant(
+        "retry-reuses-ids",
+        "a retried tool call keeps its first attempt's identity: the first attempt's answers are "
+        "replayed to the retry, which never asks again",
+        agent_class=RetryReusesIdsAgent,
     ),
     Variant(
         "truncated-ids",
