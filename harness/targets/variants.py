@@ -63,6 +63,7 @@ from harness.targets.variants_routing import (
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
     SwapTwinAnswersTool,
+    SwapTwinResultsAgent,
 )
 from scenarios.model import Scenario
 
@@ -270,6 +271,12 @@ _ALL: Final = (
         "a resumed turn is played again from its start: every tool call of the parked model "
         "message runs again, an ordinary tool before the question included",
         agent_class=ReplayTurnAgent,
+    ),
+    Variant(
+        "swap-twin-results",
+        "after a resume the results of twin calls of the same sub-agent (one model turn) are "
+        "handed back crossed: each call gets the next twin's result",
+        agent_class=SwapTwinResultsAgent,
     ),
 )
 
