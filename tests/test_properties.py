@@ -93,6 +93,11 @@ CAUGHT_BY_CRASHES = {"no-write-ahead"}
 # no gated scenario until that family is registered with the corpus.
 CAUGHT_BY_GATED_FAMILY = {"gate-answers-nested", "gate-asked-again"}
 
+# Variants only regression files catch (tests/test_variants.py): the ci sample's twin calls with
+# different prompts all answer the same text (no generated agent has `prompts`), so results
+# crossed between them cannot be told apart.
+CAUGHT_BY_REGRESSIONS_ONLY = {"swap-twin-results"}
+
 
 @pytest.mark.parametrize("slug", sorted(CAUGHT_BY))
 def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
@@ -110,7 +115,8 @@ def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
 
 
 def test_every_variant_has_an_expected_catch() -> None:
-    assert set(CAUGHT_BY) | CAUGHT_BY_CRASHES | CAUGHT_BY_GATED_FAMILY == set(VARIANTS)
+    expected = set(CAUGHT_BY) | CAUGHT_BY_CRASHES | CAUGHT_BY_GATED_FAMILY
+    assert expected | CAUGHT_BY_REGRESSIONS_ONLY == set(VARIANTS)
 
 
 @pytest.mark.parametrize("slug", sorted(CAUGHT_BY_CRASHES))
