@@ -551,6 +551,20 @@ def test_i2_a_result_that_is_no_calls_answer_is_not_judged_as_delivery() -> None
     assert violations("I2", twin_results(None)) == []
 
 
+def test_i2_results_are_judged_for_sub_agent_calls_only() -> None:
+    """In a turn that calls an action (call-1) and a sub-agent (call-2), only the sub-agent
+    call must have its result: the action's is not the journal's to carry."""
+
+    def with_results(results: dict[str, str]) -> History:
+        follow_up = {**request("orchestrator", 3), "results": results}
+        return history(run(ran=("approve-budget",), requests=[follow_up]), tree=MIXED)
+
+    assert violations("I2", with_results({"call-2": ANSWER})) == []
+    assert [v.seen for v in violations("I2", with_results({}))] == [
+        "orchestrator's model got no result under toolUseId 'call-2'"
+    ]
+
+
 # --- I3 partial answers -------------------------------------------------------------------------
 
 
