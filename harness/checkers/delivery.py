@@ -1,13 +1,17 @@
 """Checkers for answers travelling down: exact delivery (I2), partial answers (I3), isolation
 (I10).
 
-They compare what ran and what stayed pending with what the oracle derived from the scenario.
+They compare what ran and what stayed pending with what the oracle derived from the scenario,
+and (I2) the sub-agent results a parent's model was sent with what the scenario's scripts say
+each call answers.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
+from fakes.model import strip_marker
 from harness.checkers.records import (
     UNLABELLED,
     Served,
@@ -22,11 +26,14 @@ from harness.checkers.records import (
     served,
     shown,
     shown_questions,
+    sub_agent_paths,
     succeeded,
     times,
+    tree_of,
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
+from scenarios.tree import Agent, Call
 
 EXACT_DELIVERY_DOWN = Invariant("I2", "exact-delivery-down")
 PARTIAL_ANSWERS = Invariant("I3", "partial-answers")
@@ -46,9 +53,15 @@ def exact_delivery_down(history: History) -> list[Violation]:
     (its agent's path and prompt) the approval was meant for; a run that served a twin call
     instead is an answer delivered to the wrong call, and its sentence names both calls.  A
     ledger record that does not name its call (a target that cannot tell) is not judged so.
+
+    Results up, per call: each sub-agent call's result must reach its parent's model under
+    that call's own toolUseId (``_results_misdelivered``).
     """
     found: list[Violation] = []
+    agents = {path: agent for path, agent in _agents_by_path(history)}
     for step in history.steps:
+        for request in step.requests:
+            found.extend(_results_misdelivered(step.index, request, agents))
         if step.kind not in ("answer", "resend"):
             continue
         ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
@@ -90,6 +103,66 @@ def _misdelivered(
             )
         )
     return found
+
+
+def _agents_by_path(history: History) -> list[tuple[str, Agent]]:
+    """Every agent of the scenario's tree (the root too) by its journal path."""
+    if "tree" not in history.scenario:
+        return []
+    tree = tree_of(history)
+    return [(tree.name, tree), *sub_agent_paths(tree)]
+
+
+def _results_misdelivered(
+    index: int, request: dict[str, Any], agents: dict[str, Agent]
+) -> list[Violation]:
+    """A parent's model request that carries, for a sub-agent call of the turn before it,
+    another call's result, or none at all.
+
+    The scripted model journals the results a request carries for the sub-agent calls of the
+    turn it follows (``results``: toolUseId to text; a request journaled without them is not
+    judged).  What each call must return comes from the scenario alone: the called sub-agent's
+    answer to the call's prompt.  A result that is neither the call's own nor another call's
+    of that turn (an error, a gate's refusal) is not judged here.
+    """
+    results = request.get("results")
+    parent = agents.get(str(request.get("agent")))
+    turn = request.get("turn")
+    if not isinstance(results, dict) or parent is None or not isinstance(turn, int):
+        return []
+    turns = parent.turns_for(str(request.get("prompt")))
+    if not 0 < turn <= len(turns):
+        return []
+    subs = {sub.name: sub for sub in parent.sub_agents}
+    path = str(request.get("agent"))
+    calls = [
+        (call, subs[call.tool].answer_for(call.prompt))
+        for call in turns[turn - 1]
+        if call.tool in subs
+    ]
+    found: list[Violation] = []
+    for call, own in calls:
+        expected = f"{path}'s model gets the result of {_call_text(path, call)}: {own!r}"
+        if call.id not in results:
+            seen = f"{path}'s model got no result under toolUseId {call.id!r}"
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+            continue
+        got = strip_marker(str(results[call.id]).strip()).strip()
+        if got == own:
+            continue
+        other = next((c for c, text in calls if text == got and c.id != call.id), None)
+        if other is not None:
+            seen = (
+                f"{path}'s model got {got!r} under toolUseId {call.id!r}: the result of "
+                f"{_call_text(path, other)}, returned to the wrong call"
+            )
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+    return found
+
+
+def _call_text(parent: str, call: Call) -> str:
+    """A sub-agent call as a sentence names it: its call chain, prompt and toolUseId."""
+    return f"{parent}/{call.tool} {call.prompt!r} (toolUseId {call.id!r})"
 
 
 def partial_answers(history: History) -> list[Violation]:
