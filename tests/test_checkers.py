@@ -552,6 +552,41 @@ def test_i2_a_result_that_is_no_calls_answer_is_not_judged_as_delivery() -> None
     assert violations("I2", twin_results(None)) == []
 
 
+def test_i2_after_a_deploy_judges_the_kept_call_and_leaves_the_gone_one_alone() -> None:
+    """A deploy renamed the mailer call-2 called: the kept call (call-1, same tool and id) must
+    still bring its result; the gone call's question must stay pending, which I3 and I9 judge,
+    so its missing result is not I2's."""
+    deployed = {
+        "name": "orchestrator",
+        "sub_agents": [
+            {"name": "mailer", "prompts": {"mail Ana": {"answer": "mailed Ana"}}},
+            {"name": "courier", "prompts": {"mail Bo": {"answer": "couriered Bo"}}},
+        ],
+        "turns": [
+            [
+                {"tool": "mailer", "id": "call-1", "prompt": "mail Ana"},
+                {"tool": "courier", "id": "call-2", "prompt": "mail Bo"},
+            ]
+        ],
+    }
+
+    def deployed_with(results: dict[str, str]) -> History:
+        follow_up = {**request("orchestrator", 3), "results": results}
+        deploy = restart(expect_pending=[("send-a", 1), ("send-b", 1)])
+        deploy["step"] = {"restart": {"tree": deployed}}
+        return history(
+            run(shows=[ask("send-a"), ask("send-b")]),
+            deploy,
+            answer("send-a", requests=[follow_up]),
+            tree=TWIN_MAILERS,
+        )
+
+    assert violations("I2", deployed_with({"call-1": f"{marker('x', 1)} mailed Ana"})) == []
+    assert [v.seen for v in violations("I2", deployed_with({}))] == [
+        "orchestrator's model got no result under toolUseId 'call-1'"
+    ]
+
+
 def test_i2_results_are_judged_for_sub_agent_calls_only() -> None:
     """In a turn that calls an action (call-1) and a sub-agent (call-2), only the sub-agent
     call must have its result: the action's is not the journal's to carry."""

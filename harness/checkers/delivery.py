@@ -32,7 +32,7 @@ from harness.checkers.records import (
     tree_of,
 )
 from harness.checkers.violation import Invariant, Violation
-from harness.history import History
+from harness.history import History, StepRecord
 from scenarios.tree import Agent, Call
 
 EXACT_DELIVERY_DOWN = Invariant("I2", "exact-delivery-down")
@@ -55,13 +55,17 @@ def exact_delivery_down(history: History) -> list[Violation]:
     ledger record that does not name its call (a target that cannot tell) is not judged so.
 
     Results up, per call: each sub-agent call's result must reach its parent's model under
-    that call's own toolUseId (``_results_misdelivered``).
+    that call's own toolUseId (``_results_misdelivered``), its text what the tree in force at
+    the step says (the scenario's, or the latest deploy's).  A call a deploy changed or took
+    away is not judged here: a gone call's question must stay pending (I3, I9).
     """
     found: list[Violation] = []
-    agents = {path: agent for path, agent in _agents_by_path(history)}
+    first = _agents_by_path(history, -1)
+    agents = first
     for step in history.steps:
+        agents = _agents_by_path(history, step.index) if _deploys(step) else agents
         for request in step.requests:
-            found.extend(_results_misdelivered(step.index, request, agents))
+            found.extend(_results_misdelivered(step.index, request, agents, first))
         if step.kind not in ("answer", "resend"):
             continue
         ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
@@ -105,16 +109,26 @@ def _misdelivered(
     return found
 
 
-def _agents_by_path(history: History) -> list[tuple[str, Agent]]:
-    """Every agent of the scenario's tree (the root too) by its journal path."""
+def _deploys(step: StepRecord) -> bool:
+    """Whether the step is a restart that deploys a changed tree."""
+    restart = step.step.get("restart")
+    return isinstance(restart, dict) and "tree" in restart
+
+
+def _agents_by_path(history: History, index: int) -> dict[str, Agent]:
+    """Every agent (the root too) by its journal path, of the tree in force at step ``index``:
+    the latest deployed tree up to it, else (and for -1) the scenario's."""
     if "tree" not in history.scenario:
-        return []
+        return {}
     tree = tree_of(history)
-    return [(tree.name, tree), *sub_agent_paths(tree)]
+    for step in history.steps[: max(index + 1, 0)]:
+        if _deploys(step):
+            tree = Agent.model_validate(step.step["restart"]["tree"])
+    return {tree.name: tree, **dict(sub_agent_paths(tree))}
 
 
 def _results_misdelivered(
-    index: int, request: dict[str, Any], agents: dict[str, Agent]
+    index: int, request: dict[str, Any], agents: dict[str, Agent], first: dict[str, Agent]
 ) -> list[Violation]:
     """A parent's model request that carries, for a sub-agent call of the turn before it,
     another call's result, or none at all.
@@ -123,7 +137,9 @@ def _results_misdelivered(
     turn it follows (``results``: toolUseId to text; a request journaled without them is not
     judged).  What each call must return comes from the scenario alone: the called sub-agent's
     answer to the call's prompt.  A result that is neither the call's own nor another call's
-    of that turn (an error, a gate's refusal) is not judged here.
+    of that turn (an error, a gate's refusal) is not judged here, nor is a call the scenario's
+    tree (``first``) does not make just so in that turn (a deploy renamed its tool, or gave it
+    another id).
     """
     results = request.get("results")
     parent = agents.get(str(request.get("agent")))
@@ -135,10 +151,11 @@ def _results_misdelivered(
         return []
     subs = {sub.name: sub for sub in parent.sub_agents}
     path = str(request.get("agent"))
+    made = _made(first.get(path), str(request.get("prompt")), turn)
     calls = [
         (call, subs[call.tool].answer_for(call.prompt))
         for call in turns[turn - 1]
-        if call.tool in subs
+        if call.tool in subs and (call.tool, call.id) in made
     ]
     found: list[Violation] = []
     for call, own in calls:
@@ -158,6 +175,13 @@ def _results_misdelivered(
             )
             found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
     return found
+
+
+def _made(parent: Agent | None, prompt: str, turn: int) -> set[tuple[str, str]]:
+    """The (tool, toolUseId) of each call the scenario's own tree makes in the turn before
+    ``turn`` of ``parent`` (none when that agent or turn is not in it)."""
+    turns = [] if parent is None else parent.turns_for(prompt)
+    return {(call.tool, call.id) for call in turns[turn - 1]} if 0 < turn <= len(turns) else set()
 
 
 def _call_text(parent: str, call: Call) -> str:
