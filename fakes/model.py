@@ -18,7 +18,10 @@ other conversation).
 Every request is journaled (agent, prompt, turn, message count, model state received) in an
 append-only log that outlives restarts; a request the provider refuses is journaled with the
 refusal (``refused``), so the history shows it even when the framework swallows the error (an
-agent-as-tool that hands its parent an error tool result).
+agent-as-tool that hands its parent an error tool result).  A request that follows a turn which
+called sub-agents is journaled with the results it carries for those calls (``results``: each
+call's toolUseId to its result's text, a call with no result left out), so the history shows
+which result reached which call.
 """
 
 from __future__ import annotations
@@ -49,13 +52,15 @@ class ToolCall:
     """A tool call; ``raw_input``, when given, is the arguments exactly as the model streams
     them (JSON text), for a model that sends arguments that are not an object.
     ``prompt_field``, when given, is the input under which the call carries the prompt its
-    agent is answering (so a protected action knows which call of its agent it serves)."""
+    agent is answering (so a protected action knows which call of its agent it serves).
+    ``sub_agent`` marks a call of a sub-agent: the next request journals its result."""
 
     tool: str
     tool_use_id: str
     input: Mapping[str, Any] = field(default_factory=dict)
     raw_input: str | None = None
     prompt_field: str | None = None
+    sub_agent: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,14 @@ class Reply:
     text: str
 
 
-Said = Prompt | Reply | None  # None: anything else (tool results, non-text blocks)
+@dataclass(frozen=True)
+class Results:
+    """A message (or item) carrying tool results: each (toolUseId, the result's text)."""
+
+    results: tuple[tuple[str, str], ...]
+
+
+Said = Prompt | Reply | Results | None  # None: anything else (non-text blocks)
 
 
 @dataclass(frozen=True)
@@ -177,6 +189,8 @@ class ScriptedModel:
         prompt, index, previous = place_in_script(conversation)
         received = json.loads(json.dumps(model_state, sort_keys=True))
         refusal = self._refusal(previous, model_state.get(RESPONSE_ID))
+        turns = self.script.turns_for(prompt)
+        results = _sub_agent_results(turns, index, conversation)
         self.journal.append(
             {
                 "agent": self.agent,
@@ -186,10 +200,10 @@ class ScriptedModel:
                 "model_state": received,
             }
             | ({} if refusal is None else {"refused": refusal})
+            | ({} if results is None else {"results": results})
         )
         if refusal is not None:
             raise ProviderError(f"{self.agent}: {refusal}")
-        turns = self.script.turns_for(prompt)
         if index >= len(turns):
             raise ScriptError(f"{self.agent}: no turn {index} scripted for prompt {prompt!r}")
         this_response = response_id(self.agent, prompt, index)
@@ -213,6 +227,26 @@ class ScriptedModel:
         if sent != response_id(self.agent, *previous):
             return f"stale previous_response_id {sent!r}"
         return None
+
+
+def _sub_agent_results(
+    turns: Sequence[Turn], index: int, conversation: Sequence[Said]
+) -> dict[str, str] | None:
+    """The results a request playing turn ``index`` carries for the sub-agent calls of the turn
+    before it (the latest marked reply's), by toolUseId; None when that turn called none."""
+    answered = turns[index - 1] if 0 < index <= len(turns) else None
+    if not isinstance(answered, CallTools):
+        return None
+    calls = {call.tool_use_id for call in answered.calls if call.sub_agent}
+    if not calls:
+        return None
+    carried: dict[str, str] = {}
+    for said in conversation:
+        if isinstance(said, Reply) and MARKER.match(said.text):
+            carried = {}
+        elif isinstance(said, Results):
+            carried |= {tool_use_id: text for tool_use_id, text in said.results}
+    return {tool_use_id: text for tool_use_id, text in carried.items() if tool_use_id in calls}
 
 
 def strip_marker(text: str) -> str:

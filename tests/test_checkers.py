@@ -469,6 +469,138 @@ def test_i2_a_ledger_that_does_not_name_the_call_is_judged_by_label_only() -> No
     assert violations("I2", unnamed) == []
 
 
+TWIN_MAILERS = {
+    "name": "orchestrator",
+    "sub_agents": [
+        {
+            "name": "mailer",
+            "prompts": {"mail Ana": {"answer": "mailed Ana"}, "mail Bo": {"answer": "mailed Bo"}},
+        }
+    ],
+    "turns": [
+        [
+            {"tool": "mailer", "id": "call-1", "prompt": "mail Ana"},
+            {"tool": "mailer", "id": "call-2", "prompt": "mail Bo"},
+        ]
+    ],
+}
+
+
+def twin_results(results: dict[str, str] | None) -> History:
+    """Twin calls of the mailer (mail Ana, mail Bo) finish after a restart; the orchestrator's
+    next request carries ``results`` for them (None: journaled without results)."""
+    follow_up = request("orchestrator", 3)
+    if results is not None:
+        follow_up["results"] = {key: f"{marker('x', 1)} {text}" for key, text in results.items()}
+    return history(
+        run(shows=[ask("send-a"), ask("send-b")]),
+        restart(expect_pending=[("send-a", 1), ("send-b", 1)]),
+        answer("send-a", "send-b", requests=[follow_up]),
+        tree=TWIN_MAILERS,
+    )
+
+
+def test_i2_each_call_gets_its_own_result() -> None:
+    own = twin_results({"call-1": "mailed Ana", "call-2": "mailed Bo"})
+
+    assert violations("I2", own) == []
+
+
+def test_i2_results_crossed_between_twin_calls_name_both_calls_and_both_texts() -> None:
+    found = violations("I2", twin_results({"call-1": "mailed Bo", "call-2": "mailed Ana"}))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            2,
+            "orchestrator's model gets the result of orchestrator/mailer 'mail Ana' "
+            "(toolUseId 'call-1'): 'mailed Ana'",
+            "orchestrator's model got 'mailed Bo' under toolUseId 'call-1': the result of "
+            "orchestrator/mailer 'mail Bo' (toolUseId 'call-2'), returned to the wrong call",
+        ),
+        (
+            2,
+            "orchestrator's model gets the result of orchestrator/mailer 'mail Bo' "
+            "(toolUseId 'call-2'): 'mailed Bo'",
+            "orchestrator's model got 'mailed Ana' under toolUseId 'call-2': the result of "
+            "orchestrator/mailer 'mail Ana' (toolUseId 'call-1'), returned to the wrong call",
+        ),
+    ]
+
+
+def test_i2_one_result_given_to_both_calls_is_the_wrong_result_for_one() -> None:
+    found = violations("I2", twin_results({"call-1": "mailed Bo", "call-2": "mailed Bo"}))
+
+    assert [v.seen.split(":")[0] for v in found] == [
+        "orchestrator's model got 'mailed Bo' under toolUseId 'call-1'"
+    ]
+
+
+def test_i2_a_call_without_a_result_is_flagged() -> None:
+    found = violations("I2", twin_results({"call-1": "mailed Ana"}))
+
+    assert [v.seen for v in found] == [
+        "orchestrator's model got no result under toolUseId 'call-2'"
+    ]
+
+
+def test_i2_a_result_that_is_no_calls_answer_is_not_judged_as_delivery() -> None:
+    """An error result (a refused call, a failed sub-agent) is no call's answer: other checkers
+    and the expected outcome judge the failure; a request journaled without results, none."""
+    failed = twin_results({"call-1": "mailed Ana", "call-2": "Agent error: provider down"})
+
+    assert violations("I2", failed) == []
+    assert violations("I2", twin_results(None)) == []
+
+
+def test_i2_after_a_deploy_judges_the_kept_call_and_leaves_the_gone_one_alone() -> None:
+    """A deploy renamed the mailer call-2 called: the kept call (call-1, same tool and id) must
+    still bring its result; the gone call's question must stay pending, which I3 and I9 judge,
+    so its missing result is not I2's."""
+    deployed = {
+        "name": "orchestrator",
+        "sub_agents": [
+            {"name": "mailer", "prompts": {"mail Ana": {"answer": "mailed Ana"}}},
+            {"name": "courier", "prompts": {"mail Bo": {"answer": "couriered Bo"}}},
+        ],
+        "turns": [
+            [
+                {"tool": "mailer", "id": "call-1", "prompt": "mail Ana"},
+                {"tool": "courier", "id": "call-2", "prompt": "mail Bo"},
+            ]
+        ],
+    }
+
+    def deployed_with(results: dict[str, str]) -> History:
+        follow_up = {**request("orchestrator", 3), "results": results}
+        deploy = restart(expect_pending=[("send-a", 1), ("send-b", 1)])
+        deploy["step"] = {"restart": {"tree": deployed}}
+        return history(
+            run(shows=[ask("send-a"), ask("send-b")]),
+            deploy,
+            answer("send-a", requests=[follow_up]),
+            tree=TWIN_MAILERS,
+        )
+
+    assert violations("I2", deployed_with({"call-1": f"{marker('x', 1)} mailed Ana"})) == []
+    assert [v.seen for v in violations("I2", deployed_with({}))] == [
+        "orchestrator's model got no result under toolUseId 'call-1'"
+    ]
+
+
+def test_i2_results_are_judged_for_sub_agent_calls_only() -> None:
+    """In a turn that calls an action (call-1) and a sub-agent (call-2), only the sub-agent
+    call must have its result: the action's is not the journal's to carry."""
+
+    def with_results(results: dict[str, str]) -> History:
+        follow_up = {**request("orchestrator", 3), "results": results}
+        return history(run(ran=("approve-budget",), requests=[follow_up]), tree=MIXED)
+
+    assert violations("I2", with_results({"call-2": ANSWER})) == []
+    assert [v.seen for v in violations("I2", with_results({}))] == [
+        "orchestrator's model got no result under toolUseId 'call-2'"
+    ]
+
+
 # --- I3 partial answers -------------------------------------------------------------------------
 
 

@@ -20,6 +20,7 @@ from fakes.model import (
     Prompt,
     ProviderError,
     Reply,
+    Results,
     ScriptedModel,
     ScriptError,
     marker,
@@ -43,6 +44,7 @@ from fakes.stores import CorruptingStore, FileStore, MemoryStore, Store
 from harness.reference import continuation
 from harness.reference.continuation import ContinuationError
 from harness.reference.tree import ActionSpec, AgentSpec, SubAgentSpec, Tree
+from harness.targets.fake_model import conversation_of as bedrock_conversation
 from harness.targets.reference import ActionTool, ReferenceContinuationFormat, ReferenceModel
 
 # ---- the scripted model ------------------------------------------------------------------------
@@ -215,6 +217,65 @@ def test_the_journal_records_every_request_and_outlives_a_rebuilt_model(tmp_path
     assert AppendOnlyLog(path).records() == [
         {"agent": "agent", "prompt": "p", "turn": 0, "messages": 1, "model_state": {"x": 1}},
         {"agent": "agent", "prompt": "p", "turn": 1, "messages": 3, "model_state": {}},
+    ]
+
+
+AGENT_CALLS = (
+    CallTools(
+        (
+            ScriptedCall("mailer", "c1", {"input": "mail Ana"}, sub_agent=True),
+            ScriptedCall("act", "c2"),
+            ScriptedCall("mailer", "c3", {"input": "mail Bo"}, sub_agent=True),
+        )
+    ),
+    Answer("done"),
+)
+
+
+def test_a_request_after_sub_agent_calls_journals_the_results_it_carries_for_them() -> None:
+    """Only the sub-agent calls' results of the turn just answered, by toolUseId; a call whose
+    result is missing is left out; an earlier turn's results are not this request's."""
+    journal = AppendOnlyLog()
+    conversation = [
+        Prompt("p"),
+        Reply(marker("p", 0)),
+        Results((("c1", "stale"),)),
+        Reply(marker("p", 0)),
+        Results((("c1", "mailed Ana"), ("c2", "sent"))),
+    ]
+
+    model(journal, AGENT_CALLS).next_turn(conversation, 5, {})
+
+    assert journal.records()[-1]["results"] == {"c1": "mailed Ana"}
+
+
+def test_a_request_after_a_turn_without_sub_agent_calls_journals_no_results() -> None:
+    journal = AppendOnlyLog()
+    core = model(journal, TURNS)
+
+    core.next_turn([Prompt("p")], 1, {})
+    core.next_turn([Prompt("p"), Reply(marker("p", 0)), Results((("t1", "ran"),))], 3, {})
+
+    assert ["results" in record for record in journal.records()] == [False, False]
+
+
+def test_reference_messages_read_as_prompts_replies_and_tool_results() -> None:
+    messages = [
+        {"role": "user", "content": [{"text": "go"}]},
+        {"role": "assistant", "content": [{"text": marker("go", 0)}]},
+        {
+            "role": "user",
+            "content": [
+                {"toolResult": {"toolUseId": "c1", "content": [{"text": "a"}, {"text": "b"}]}},
+                {"toolResult": {"toolUseId": "c2", "content": [{"json": {}}]}},
+            ],
+        },
+    ]
+
+    assert bedrock_conversation(messages) == [
+        Prompt("go"),
+        Reply(marker("go", 0)),
+        Results((("c1", "a\nb"), ("c2", ""))),
     ]
 
 

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from fakes.log import AppendOnlyLog
-from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
+from fakes.model import AgentScript, Answer, CallTools, Results, ScriptedModel, ToolCall
 from fakes.protected import reason
 from harness.checkers import check
 from harness.findings import findings_path
@@ -373,7 +373,8 @@ def test_conversation_of_reads_prompts_replies_and_tool_results() -> None:
         ToolMessage(content="ok", tool_call_id="1"),
     ]
     said = conversation_of(messages)
-    assert [type(item).__name__ for item in said] == ["Prompt", "Reply", "NoneType"]
+    assert [type(item).__name__ for item in said] == ["Prompt", "Reply", "Results"]
+    assert said[2] == Results((("1", "ok"),))
 
 
 def test_interrupts_that_tie_are_recorded_and_shown_in_the_order_raised(tmp_path: Path) -> None:

@@ -17,13 +17,22 @@ from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.models.interface import Model
 
 from fakes.log import AppendOnlyLog
-from fakes.model import AgentScript, Answer, CallTools, ScriptedModel, ToolCall
+from fakes.model import (
+    AgentScript,
+    Answer,
+    CallTools,
+    Prompt,
+    Reply,
+    Results,
+    ScriptedModel,
+    ToolCall,
+)
 from harness.checkers import check
 from harness.findings import findings_path
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.openai_agents import OpenAIAgentsTarget, sdk_version
-from harness.targets.openai_agents_model import model_class
+from harness.targets.openai_agents_model import conversation_of, model_class
 from scenarios.loading import load_scenario, parse_scenario, regression_files
 
 FILES = regression_files()
@@ -239,3 +248,21 @@ def test_the_fake_model_is_a_real_sdk_model_and_drives_a_real_agent(tmp_path: Pa
 
     assert str(asyncio.run(streamed()).final_output).endswith("hello")
     assert ran_tools == ["ping", "ping"]
+
+
+def test_conversation_of_reads_a_function_calls_output_as_a_tool_result() -> None:
+    items = [
+        {"role": "user", "content": "go"},
+        {"type": "message", "role": "assistant", "content": [{"text": "[[marker]]"}]},
+        {"type": "function_call", "call_id": "c1", "name": "mailer", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "mailed Ana"},
+        {"type": "function_call_output", "call_id": "c2", "output": [{"text": "a"}]},
+    ]
+
+    assert conversation_of(items) == [
+        Prompt("go"),
+        Reply("[[marker]]"),
+        None,
+        Results((("c1", "mailed Ana"),)),
+        Results((("c2", "a"),)),
+    ]

@@ -1,13 +1,17 @@
 """Checkers for answers travelling down: exact delivery (I2), partial answers (I3), isolation
 (I10).
 
-They compare what ran and what stayed pending with what the oracle derived from the scenario.
+They compare what ran and what stayed pending with what the oracle derived from the scenario,
+and (I2) the sub-agent results a parent's model was sent with what the scenario's scripts say
+each call answers.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
+from fakes.model import strip_marker
 from harness.checkers.records import (
     UNLABELLED,
     Served,
@@ -22,11 +26,14 @@ from harness.checkers.records import (
     served,
     shown,
     shown_questions,
+    sub_agent_paths,
     succeeded,
     times,
+    tree_of,
 )
 from harness.checkers.violation import Invariant, Violation
-from harness.history import History
+from harness.history import History, StepRecord
+from scenarios.tree import Agent, Call
 
 EXACT_DELIVERY_DOWN = Invariant("I2", "exact-delivery-down")
 PARTIAL_ANSWERS = Invariant("I3", "partial-answers")
@@ -46,9 +53,19 @@ def exact_delivery_down(history: History) -> list[Violation]:
     (its agent's path and prompt) the approval was meant for; a run that served a twin call
     instead is an answer delivered to the wrong call, and its sentence names both calls.  A
     ledger record that does not name its call (a target that cannot tell) is not judged so.
+
+    Results up, per call: each sub-agent call's result must reach its parent's model under
+    that call's own toolUseId (``_results_misdelivered``), its text what the tree in force at
+    the step says (the scenario's, or the latest deploy's).  A call a deploy changed or took
+    away is not judged here: a gone call's question must stay pending (I3, I9).
     """
     found: list[Violation] = []
+    first = _agents_by_path(history, -1)
+    agents = first
     for step in history.steps:
+        agents = _agents_by_path(history, step.index) if _deploys(step) else agents
+        for request in step.requests:
+            found.extend(_results_misdelivered(step.index, request, agents, first))
         if step.kind not in ("answer", "resend"):
             continue
         ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
@@ -90,6 +107,86 @@ def _misdelivered(
             )
         )
     return found
+
+
+def _deploys(step: StepRecord) -> bool:
+    """Whether the step is a restart that deploys a changed tree."""
+    restart = step.step.get("restart")
+    return isinstance(restart, dict) and "tree" in restart
+
+
+def _agents_by_path(history: History, index: int) -> dict[str, Agent]:
+    """Every agent (the root too) by its journal path, of the tree in force at step ``index``:
+    the latest deployed tree up to it, else (and for -1) the scenario's."""
+    if "tree" not in history.scenario:
+        return {}
+    tree = tree_of(history)
+    for step in history.steps[: max(index + 1, 0)]:
+        if _deploys(step):
+            tree = Agent.model_validate(step.step["restart"]["tree"])
+    return {tree.name: tree, **dict(sub_agent_paths(tree))}
+
+
+def _results_misdelivered(
+    index: int, request: dict[str, Any], agents: dict[str, Agent], first: dict[str, Agent]
+) -> list[Violation]:
+    """A parent's model request that carries, for a sub-agent call of the turn before it,
+    another call's result, or none at all.
+
+    The scripted model journals the results a request carries for the sub-agent calls of the
+    turn it follows (``results``: toolUseId to text; a request journaled without them is not
+    judged).  What each call must return comes from the scenario alone: the called sub-agent's
+    answer to the call's prompt.  A result that is neither the call's own nor another call's
+    of that turn (an error, a gate's refusal) is not judged here, nor is a call the scenario's
+    tree (``first``) does not make just so in that turn (a deploy renamed its tool, or gave it
+    another id).
+    """
+    results = request.get("results")
+    parent = agents.get(str(request.get("agent")))
+    turn = request.get("turn")
+    if not isinstance(results, dict) or parent is None or not isinstance(turn, int):
+        return []
+    turns = parent.turns_for(str(request.get("prompt")))
+    if not 0 < turn <= len(turns):
+        return []
+    subs = {sub.name: sub for sub in parent.sub_agents}
+    path = str(request.get("agent"))
+    made = _made(first.get(path), str(request.get("prompt")), turn)
+    calls = [
+        (call, subs[call.tool].answer_for(call.prompt))
+        for call in turns[turn - 1]
+        if call.tool in subs and (call.tool, call.id) in made
+    ]
+    found: list[Violation] = []
+    for call, own in calls:
+        expected = f"{path}'s model gets the result of {_call_text(path, call)}: {own!r}"
+        if call.id not in results:
+            seen = f"{path}'s model got no result under toolUseId {call.id!r}"
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+            continue
+        got = strip_marker(str(results[call.id]).strip()).strip()
+        if got == own:
+            continue
+        other = next((c for c, text in calls if text == got and c.id != call.id), None)
+        if other is not None:
+            seen = (
+                f"{path}'s model got {got!r} under toolUseId {call.id!r}: the result of "
+                f"{_call_text(path, other)}, returned to the wrong call"
+            )
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+    return found
+
+
+def _made(parent: Agent | None, prompt: str, turn: int) -> set[tuple[str, str]]:
+    """The (tool, toolUseId) of each call the scenario's own tree makes in the turn before
+    ``turn`` of ``parent`` (none when that agent or turn is not in it)."""
+    turns = [] if parent is None else parent.turns_for(prompt)
+    return {(call.tool, call.id) for call in turns[turn - 1]} if 0 < turn <= len(turns) else set()
+
+
+def _call_text(parent: str, call: Call) -> str:
+    """A sub-agent call as a sentence names it: its call chain, prompt and toolUseId."""
+    return f"{parent}/{call.tool} {call.prompt!r} (toolUseId {call.id!r})"
 
 
 def partial_answers(history: History) -> list[Violation]:

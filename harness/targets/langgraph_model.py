@@ -12,15 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final
 
-from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel
+from fakes.model import Answer, Prompt, Reply, Results, Said, ScriptedModel
 from harness.reference.state import copy_json
 
 RESPONSE_ID: Final = "response_id"  # where the fake provider's id rides in response_metadata
 
 
 def conversation_of(messages: Sequence[Any]) -> list[Said]:
-    """LangChain messages as the scripted model reads them: prompts, its own marked replies."""
-    from langchain_core.messages import AIMessage, HumanMessage
+    """LangChain messages as the scripted model reads them: prompts, its own marked replies, and
+    tool results (a ``ToolMessage`` each)."""
+    from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
     said: list[Said] = []
     for message in messages:
@@ -29,6 +30,8 @@ def conversation_of(messages: Sequence[Any]) -> list[Said]:
             said.append(Reply(text))
         elif isinstance(message, HumanMessage) and text:
             said.append(Prompt(text))
+        elif isinstance(message, ToolMessage):
+            said.append(Results(((str(message.tool_call_id), text),)))
         else:
             said.append(None)
     return said

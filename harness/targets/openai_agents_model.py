@@ -11,11 +11,13 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from fakes.model import Answer, Prompt, Reply, Said, ScriptedModel
+from fakes.model import Answer, Prompt, Reply, Results, Said, ScriptedModel
+from harness.targets.fake_model import text_of
 
 
 def conversation_of(items: Sequence[Any]) -> list[Said]:
-    """Responses-format input items as the scripted model reads them."""
+    """Responses-format input items as the scripted model reads them (a function call's output
+    as a tool result)."""
     said: list[Said] = []
     for item in items:
         kind = item.get("type", "message") if isinstance(item, dict) else None
@@ -25,6 +27,9 @@ def conversation_of(items: Sequence[Any]) -> list[Said]:
             said.append(Reply(text))
         elif role == "user" and text is not None:
             said.append(Prompt(text))
+        elif kind == "function_call_output":
+            output = item.get("output")
+            said.append(Results(((str(item.get("call_id")), text_of(output)),)))
         else:
             said.append(None)
     return said

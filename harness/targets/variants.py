@@ -68,6 +68,7 @@ from harness.targets.variants_routing import (
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
     SwapTwinAnswersTool,
+    SwapTwinResultsAgent,
     TruncatedIdsTool,
 )
 from scenarios.model import Scenario
@@ -291,6 +292,12 @@ _ALL: Final = (
         "a retried tool call keeps its first attempt's identity: the first attempt's answers are "
         "replayed to the retry, which never asks again",
         agent_class=RetryReusesIdsAgent,
+    ),
+    Variant(
+        "swap-twin-results",
+        "after a resume the results of twin calls of the same sub-agent (one model turn) are "
+        "handed back crossed: each call gets the next twin's result",
+        agent_class=SwapTwinResultsAgent,
     ),
     Variant(
         "truncated-ids",

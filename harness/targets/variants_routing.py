@@ -1,7 +1,8 @@
 """Known-bad variants (``harness.targets.variants`` registers them) whose bug is in routing:
 whether a call owns a parked turn, which answers it is given, under which ids its interrupts go
-up.  Each overrides the reference's seams on ``SubAgentTool`` (``owns``, ``responses``) or what
-goes up (``_outcome``), never a copy of the ``prepare`` and ``run`` that call them.
+up, which call a result goes back to.  Each overrides the reference's seams on ``SubAgentTool``
+(``owns``, ``responses``) or what goes up (``_outcome``, the loop's ``_run_tools``), never a
+copy of the ``prepare`` and ``run`` that call them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from harness.reference.agent import (
 )
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.naming import NotANestedId, root_visible_id, split_root_visible_id
-from harness.reference.state import JSON, AgentState
+from harness.reference.state import JSON, AgentState, Message
 from harness.targets.variants_continuation import stored_turns
 
 
@@ -169,6 +170,52 @@ class SwapTwinAnswersTool(SubAgentTool):
             for use in (block["toolUse"] for block in blocks if "toolUse" in block)
             if use["name"] == self.name
         ]
+
+
+class SwapTwinResultsAgent(Agent):
+    """After a resume, the results of twin calls (calls of the same sub-agent in one model turn)
+    are handed back crossed: each call gets the next twin's result (the last one the first's).
+
+    Differs from the reference in ``_run_tools``, for the turn a resume completes: the results
+    are paired with the turn's calls by sub-agent and position after they are collected, as an
+    implementation that stores finished results by sub-agent (not by toolUseId) and hands them
+    back in another order would.
+    """
+
+    resuming = False
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        self.resuming = True
+        try:
+            return super().resume(responses)
+        finally:
+            self.resuming = False
+
+    def _run_tools(
+        self, work: AgentState, tool_use_message: Message, results_so_far: list[JSON]
+    ) -> list[JSON] | AgentResult:
+        outcome = super()._run_tools(work, tool_use_message, results_so_far)
+        if not self.resuming or isinstance(outcome, AgentResult):
+            return outcome
+        self.resuming = False  # only the turn the resume completes
+        return _crossed(outcome, tool_use_message, self.tools)
+
+
+def _crossed(results: list[JSON], message: Message, tools: Mapping[str, object]) -> list[JSON]:
+    """``results`` with the contents of each sub-agent's twin calls rotated by one."""
+    by_id = {result["toolResult"]["toolUseId"]: result for result in results}
+    twins: dict[str, list[str]] = {}
+    for block in message["content"]:
+        use = block.get("toolUse")
+        if use is not None and isinstance(tools.get(use["name"]), SubAgentTool):
+            twins.setdefault(use["name"], []).append(use["toolUseId"])
+    contents = {key: by_id[key]["toolResult"]["content"] for key in by_id}
+    for ids in twins.values():
+        for position, tool_use_id in enumerate(ids):
+            twin = ids[(position + 1) % len(ids)]
+            if len(ids) > 1 and tool_use_id in by_id and twin in contents:
+                by_id[tool_use_id]["toolResult"]["content"] = contents[twin]
+    return results
 
 
 # --- answers: which question an answer is for ------------------------------------------------
