@@ -30,7 +30,7 @@ from fakes.model import ToolCall as ScriptedCall
 from fakes.protected import APPROVE, Ledger, ProtectedAction, label_of
 from harness.reference.agent import AgentError, AgentResult
 from harness.reference.agent_as_tool import SUB_AGENT_TURNS, LostTurnError
-from harness.reference.continuation import digest
+from harness.reference.continuation import ContinuationError, digest
 from harness.reference.conversation import SlidingWindow
 from harness.reference.naming import root_visible_id, split_root_visible_id
 from harness.reference.state import Interrupt
@@ -580,3 +580,33 @@ def test_partial_answers_run_exactly_the_answered_subset_then_the_rest(
 
     assert final.stop_reason == "end_turn"
     assert sorted(rig.ran()) == sorted(labels)
+
+
+# ---- a deploy that turns preserve_context off ------------------------------------------------
+
+
+def test_a_turn_parked_in_its_session_is_resumed_from_it_once_then_the_session_is_dropped(
+    tmp_path: Path,
+) -> None:
+    """Parked while its sub-agent kept its history, a turn lives in the sub-agent's session.
+    Deployed as ephemeral, the sub-agent resumes that turn from the session once; when the
+    call is over the session is done with: no later persist holds it, and a call of the
+    sub-agent with no stored turn is then refused as one, not resumed from the old session."""
+    scripts = {"orch": script([call("W", "o1", "go")]), "orch/W": ACT}
+    kept = AgentSpec(
+        "orch", sub_agents=(SubAgentSpec(acting("W", "w-act"), preserve_context=True),)
+    )
+    rig = Rig(kept, scripts, tmp_path)
+    tree = rig.build()
+    ids = ids_by_label(tree.root("start").interrupts)
+    assert "orch/W" in stored(tree)["sessions"]
+
+    rig.spec = AgentSpec("orch", sub_agents=(SubAgentSpec(acting("W", "w-act")),))
+    tree = rig.restart(tree)
+    result = tree.root.resume({ids["w-act"]: APPROVE})
+
+    assert (result.stop_reason, rig.ran()) == ("end_turn", ["w-act"])
+    assert "orch/W" not in stored(tree)["sessions"]
+    tool = tree.root.tools["W"]
+    with pytest.raises(ContinuationError, match="no stored turn"):
+        tool._sub_agent_for(tree.root.state, "o1", owned=True)  # type: ignore[attr-defined]
