@@ -56,7 +56,7 @@ from harness.runner import AdapterError, run_scenario
 from harness.targets import registry
 from harness.targets.base import TargetInfo
 from scenarios import corpus
-from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario
+from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, read_yaml
 from scenarios.model import Scenario
 
 FOLDERS = pytest.StashKey[tuple[Path, ...]]()  # the findings path of this session
@@ -144,7 +144,7 @@ def _looks_like_scenario(path: Path) -> bool:
     except OSError:
         return False
     try:
-        data = yaml.safe_load(text)
+        data = read_yaml(text)
     except yaml.YAMLError:
         return SCENARIO_KEYS.search(text) is not None
     if isinstance(data, dict):

@@ -25,6 +25,7 @@ import yaml
 
 from harness.campaigns.corruption import CLASSES
 from harness.findings import FINDINGS
+from scenarios.loading import read_yaml
 
 EXPECTED: Final = FINDINGS / "faults"
 PROJECT: Final = FINDINGS.parent.parent
@@ -61,7 +62,7 @@ def load_expected(
     if not path.is_file():
         return None
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
     except (yaml.YAMLError, UnicodeDecodeError) as problem:
         raise ExpectedError(f"{path}: not YAML ({type(problem).__name__})") from None
     _check(path, data, target, version)

@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from harness.findings.document import DRAFTS, FindingClass, FindingsFile, Witness
 from harness.findings.search import BUNDLED, FindingsFileError, file_name, locate, search_path
+from scenarios.loading import read_yaml
 
 FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings.search)
 
@@ -60,7 +61,7 @@ def read_findings_file(
     path: Path, target: str | None = None, version: str | None = None, *, drafts: bool = False
 ) -> FindingsFile:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = read_yaml(path.read_text(encoding="utf-8"))
         document = FindingsFile.model_validate(data, context={DRAFTS: drafts})
     except OSError as failure:
         raise FindingsFileError(f"{path}: cannot read: {failure.strerror}") from None
