@@ -4,7 +4,9 @@ The file form is what lets the ledger and the request journal outlive a restart:
 object opens the same path and sees every earlier record.  Another writer of the same file (a
 child process under ``--isolation process``) is seen too: ``records`` always reads the file, but
 only the lines added since its last read, so a session that reads its logs after every step reads
-each record from the file once, not once per step.
+each record from the file once, not once per step; and ``records(start)`` parses only the records
+from the ``start``-th on, so a reader that asks only for what was added since it last asked
+parses each record once too.
 """
 
 from __future__ import annotations
@@ -70,11 +72,12 @@ class AppendOnlyLog:
         with self.path.open("a", encoding="utf-8") as handle:
             handle.write("".join(line + "\n" for line in lines))
 
-    def records(self) -> list[Record]:
-        """Every record so far, in order, as fresh objects: changing them changes no log."""
+    def records(self, start: int = 0) -> list[Record]:
+        """Every record so far from the ``start``-th on, in order, as fresh objects: changing
+        them changes no log."""
         self.flush()
         lines = self._lines if self.path is None else self._file_lines(self.path)
-        return json.loads(f"[{','.join(lines)}]")  # type: ignore[no-any-return]
+        return json.loads(f"[{','.join(lines[start:])}]")  # type: ignore[no-any-return]
 
     def _file_lines(self, path: Path) -> list[str]:
         try:

@@ -69,8 +69,9 @@ class Ledger:
             entry["prompt"] = prompt
         self.log.append(entry)
 
-    def executions(self) -> list[dict[str, Any]]:
-        return self.log.records()
+    def executions(self, start: int = 0) -> list[dict[str, Any]]:
+        """The executions so far, from the ``start``-th on."""
+        return self.log.records(start)
 
 
 @dataclass(frozen=True)

@@ -84,14 +84,14 @@ class ProcessSession:
         note: str = self._call({"op": "repair"})["note"]
         return note
 
-    def executions(self) -> list[dict[str, Any]]:
-        return list(self.last["executions"])
+    def executions(self, start: int = 0) -> list[dict[str, Any]]:
+        return list(self.last["executions"][start:])
 
-    def requests(self) -> list[dict[str, Any]]:
-        return list(self.last["requests"])
+    def requests(self, start: int = 0) -> list[dict[str, Any]]:
+        return list(self.last["requests"][start:])
 
-    def events(self) -> list[dict[str, Any]]:
-        return list(self.last["events"])
+    def events(self, start: int = 0) -> list[dict[str, Any]]:
+        return list(self.last["events"][start:])
 
     def stored(self) -> Stored:
         stored = self.last["stored"]

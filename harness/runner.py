@@ -372,16 +372,20 @@ class Recorder:
         }
 
     def _gained(self) -> dict[str, Any]:
-        executions = self.session.executions()
-        requests = self.session.requests()
-        events = self.session.events()
         before = self.seen
-        self.seen = (len(executions), len(requests), len(events))
+        executions = self.session.executions(before[0])
+        requests = self.session.requests(before[1])
+        events = self.session.events(before[2])
+        self.seen = (
+            before[0] + len(executions),
+            before[1] + len(requests),
+            before[2] + len(events),
+        )
         stored = self.session.stored()
         return {
-            "executions": executions[before[0] :],
-            "requests": requests[before[1] :],
-            "events": events[before[2] :],
+            "executions": executions,
+            "requests": requests,
+            "events": events,
             "stored": {
                 "continuations": [asdict(entry) for entry in stored.continuations],
                 "record_bytes": stored.record_bytes,

@@ -84,14 +84,14 @@ class RecordedSession:
         stored = (self.store.get(key) for key in self.store.keys())  # noqa: SIM118 - a Store
         return sum(len(value or b"") for value in stored)
 
-    def executions(self) -> list[dict[str, Any]]:
-        return self.ledger.executions()
+    def executions(self, start: int = 0) -> list[dict[str, Any]]:
+        return self.ledger.executions(start)
 
-    def requests(self) -> list[dict[str, Any]]:
-        return self.journal.records()
+    def requests(self, start: int = 0) -> list[dict[str, Any]]:
+        return self.journal.records(start)
 
-    def events(self) -> list[dict[str, Any]]:
-        return self.public_events.records()
+    def events(self, start: int = 0) -> list[dict[str, Any]]:
+        return self.public_events.records(start)
 
 
 class RebuildingSession(RecordedSession):

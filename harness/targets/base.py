@@ -112,14 +112,16 @@ class Session(Protocol):
         """Put back what ``corrupt`` damaged, unless the target rewrote it since (not yet
         reloaded); say what was done."""
 
-    def executions(self) -> list[dict[str, Any]]:
-        """The ledger so far: every protected action that ran."""
+    def executions(self, start: int = 0) -> list[dict[str, Any]]:
+        """The ledger so far, from its ``start``-th record on: every protected action that ran.
+        The runner asks after every step for what was added since it last asked (``start``:
+        how many it has), so an adapter that reads only those saves reading the rest again."""
 
-    def requests(self) -> list[dict[str, Any]]:
-        """The model-request journal so far."""
+    def requests(self, start: int = 0) -> list[dict[str, Any]]:
+        """The model-request journal so far, from its ``start``-th record on."""
 
-    def events(self) -> list[dict[str, Any]]:
-        """Public events so far (stream events, callback payloads)."""
+    def events(self, start: int = 0) -> list[dict[str, Any]]:
+        """Public events so far (stream events, callback payloads), from the ``start``-th on."""
 
     def stored(self) -> Stored: ...
 
