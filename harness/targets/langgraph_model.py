@@ -9,6 +9,7 @@ LangChain installed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -48,9 +49,14 @@ def provider_state(messages: Sequence[Any]) -> dict[str, Any]:
     return {}
 
 
+@functools.cache
 def model_class() -> type:
     """The scripted model as a ``BaseChatModel`` subclass, built on first use so this module
-    imports without LangChain installed."""
+    imports without LangChain installed.
+
+    Built once per process: a class definition holds no run's state (every build of a tree makes
+    its own instances), and defining it again for every session cost up to a tenth of a short
+    scenario's run."""
     from langchain_core.language_models import BaseChatModel
     from langchain_core.messages import AIMessage
     from langchain_core.outputs import ChatGeneration, ChatResult

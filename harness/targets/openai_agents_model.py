@@ -7,6 +7,7 @@ first use, so the harness imports without the SDK installed.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -45,9 +46,14 @@ def _text_of(content: Any) -> str | None:
     return None
 
 
+@functools.cache
 def model_class() -> type:
     """The scripted model as an ``agents.models.interface.Model``, built on first use so this
-    module imports without the SDK installed."""
+    module imports without the SDK installed.
+
+    Built once per process: a class definition holds no run's state (every build of a tree makes
+    its own instances), and defining it again for every session cost up to a tenth of a short
+    scenario's run."""
     from agents import Usage
     from agents.items import ModelResponse
     from agents.models.interface import Model

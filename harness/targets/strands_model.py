@@ -8,6 +8,7 @@ provider does.  It is built on first use, so the harness imports without the SDK
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -16,9 +17,14 @@ from fakes.model import Answer, ProviderError, ScriptedModel
 from harness.targets.fake_model import conversation_of
 
 
+@functools.cache
 def model_class() -> type:
     """The scripted model as a ``strands.models.Model`` subclass, built on first use so this
-    module imports without the SDK installed."""
+    module imports without the SDK installed.
+
+    Built once per process: a class definition holds no run's state (every build of a tree makes
+    its own instances), and defining it again for every session cost up to a tenth of a short
+    scenario's run."""
     from strands.models import Model
 
     class ScriptedStrandsModel(Model):  # type: ignore[misc]
