@@ -15,6 +15,7 @@ from scenarios.oracle import Oracle
 
 CLASSES: Final = (
     "colliding-ids",
+    "shared-tool-use-ids",
     "partial-answers",
     "depth-3-or-more",
     "restart-before-a-run",
@@ -43,6 +44,8 @@ def classes_of(scenario: Scenario) -> set[str]:
         found.add("sliding-window")
     if _colliding(scenario):
         found.add("colliding-ids")
+    if _shared_tool_use_ids(scenario):
+        found.add("shared-tool-use-ids")
     if any(_effect_before_a_question(agent) for agent, _ in agents):
         found.add("side-effects")
     if _calls_a_gated_sub_agent(scenario.tree):
@@ -70,6 +73,25 @@ def _colliding(scenario: Scenario) -> bool:
             for call in turn:
                 if call.tool in actions:
                     owner = seen.setdefault((call.tool, call.id), agent.name)
+                    if owner != agent.name:
+                        return True
+    return False
+
+
+def _shared_tool_use_ids(scenario: Scenario) -> bool:
+    """Two calls that ask, in different agents, under one toolUseId, whatever their tools: a
+    protected action's call, or the call of a gated sub-agent (its caller asks for the gate).
+    A naming scheme that names a question by its toolUseId alone gives both one name, as
+    strands-agents before 1.59 does; ``colliding-ids`` asks for the same tool as well, as a
+    local id made of the tool and the toolUseId would."""
+    seen: dict[str, str] = {}
+    for agent, _ in scenario.tree.walk():
+        asking = {action.tool for action in agent.actions}
+        asking |= {sub.name for sub in agent.sub_agents if sub.gate is not None}
+        for turn in (turn for _, turns in agent.scripts() for turn in turns):
+            for call in turn:
+                if call.tool in asking:
+                    owner = seen.setdefault(call.id, agent.name)
                     if owner != agent.name:
                         return True
     return False
