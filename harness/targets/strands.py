@@ -31,9 +31,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.effects import OrdinaryTool
 from fakes.model import ScriptedModel, strip_marker
-from fakes.protected import CALL_FIELD, ProtectedAction, prompt_of
+from fakes.protected import ProtectedAction, prompt_of
 from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
@@ -57,6 +56,7 @@ from harness.targets.base import (
 from harness.targets.reference import agent_script, agents_by_path
 from harness.targets.strands_model import model_class
 from harness.targets.strands_storage import StrandsContinuationFormat, dig, timeless
+from harness.targets.strands_tools import action_tool, bind, effect_tool
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
 
@@ -167,8 +167,10 @@ class StrandsSession(RebuildingSession):
     def _agent(self, spec: scenario_model.Agent, path: str, *, root: bool = False) -> Any:
         from strands import Agent
 
-        tools: list[Any] = [self._action_tool(action, path) for action in spec.actions]
-        tools += [self._effect_tool(effect, path) for effect in spec.effects]
+        tools: list[Any] = [
+            action_tool(action.tool, action.label, hook=action.hook) for action in spec.actions
+        ]
+        tools += [effect_tool(effect.tool) for effect in spec.effects]
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.name}"
             sub_agent = self._agent(sub, sub_path)
@@ -207,7 +209,7 @@ class StrandsSession(RebuildingSession):
             self.journal,
             stateful_provider=spec.stateful_provider,
         )
-        return Agent(
+        agent = Agent(
             model=self.model_class(core),
             tools=tools,
             name=spec.name,
@@ -215,6 +217,8 @@ class StrandsSession(RebuildingSession):
             callback_handler=self._record_event if root else None,
             **options,
         )
+        bind(agent, spec, path, self.ledger)
+        return agent
 
     def _session_manager(self, path: str) -> Any:
         if self.session_manager_kind == "snapshot":
@@ -228,55 +232,6 @@ class StrandsSession(RebuildingSession):
 
         manager_class = writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
         return manager_class(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
-
-    def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
-        from strands import ToolContext, tool
-
-        protected = ProtectedAction(action.label, action.questions)
-        ledger = self.ledger
-
-        if action.hook:
-
-            async def run_approved(call: str, tool_context: ToolContext) -> str:
-                tool_use_id = tool_context.tool_use["toolUseId"]
-                return protected.run(ledger, agent=path, tool_use_id=tool_use_id, prompt=call)
-
-            handler = run_approved
-        else:
-
-            async def run(call: str, tool_context: ToolContext) -> str:
-                def ask(name: str, why: Any) -> Any:
-                    return tool_context.interrupt(name, reason=why)
-
-                tool_use_id = tool_context.tool_use["toolUseId"]
-                return protected.perform(
-                    ask, ledger, agent=path, tool_use_id=tool_use_id, prompt=call
-                )
-
-            handler = run
-        # async, so the SDK runs it on its event loop rather than in a worker thread: concurrent
-        # tool calls then interleave the same way on every run (a deterministic history)
-        handler.__doc__ = (
-            f"Protected action {action.label}: runs only with a human's approval.\n\n"
-            f"Args:\n    {CALL_FIELD}: the prompt of the call it serves."
-        )
-        # the SDK reads the annotations at run time; this module's are strings (PEP 563)
-        handler.__annotations__ = {CALL_FIELD: str, "tool_context": ToolContext, "return": str}
-        return tool(name=action.tool, context=True)(handler)
-
-    def _effect_tool(self, effect: scenario_model.Effect, path: str) -> Any:
-        from strands import ToolContext, tool
-
-        ordinary = OrdinaryTool(effect.tool)
-        ledger = self.ledger
-
-        async def run(tool_context: ToolContext) -> str:
-            return ordinary.run(ledger, agent=path, tool_use_id=tool_context.tool_use["toolUseId"])
-
-        # async for the same reason as a protected action's (a deterministic history)
-        run.__doc__ = f"Ordinary tool {effect.tool}: a side effect, asks nothing."
-        run.__annotations__ = {"tool_context": ToolContext, "return": str}
-        return tool(name=effect.tool, context=True)(run)
 
     def _record_event(self, **payload: Any) -> None:
         self._record("callback", payload)
