@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import logging
 from collections import Counter
@@ -46,9 +47,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
 
-from fakes.effects import OrdinaryTool
 from fakes.model import ScriptedModel, strip_marker
-from fakes.protected import CALL_FIELD, ProtectedAction, prompt_of, question_name, reason
+from fakes.protected import CALL_FIELD, prompt_of, question_name, reason
 from fakes.stores import FileStore
 from harness.targets.adapter import (
     NOT_REBUILT,
@@ -66,6 +66,7 @@ from harness.targets.base import (
     StoredContinuation,
     TargetInfo,
 )
+from harness.targets.callers import CALLERS, bind
 from harness.targets.openai_agents_model import model_class, plain
 from harness.targets.openai_agents_storage import CORRUPTIONS, RunStateFormat, owner_of
 from harness.targets.reference import agent_script, agents_by_path
@@ -195,8 +196,8 @@ class OpenAIAgentsSession(RebuildingSession):
     def _agent(self, spec: scenario_model.Agent, path: str) -> Any:
         from agents import Agent
 
-        tools: list[Any] = [self._action_tool(action, path) for action in spec.actions]
-        tools += [self._effect_tool(effect, path) for effect in spec.effects]
+        tools: list[Any] = [action_tool(action.tool, action.label) for action in spec.actions]
+        tools += [effect_tool(effect.tool) for effect in spec.effects]
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.name}"
             options: dict[str, Any] = {}
@@ -213,6 +214,7 @@ class OpenAIAgentsSession(RebuildingSession):
             )
         core = ScriptedModel(path, agent_script(spec, prompt_field=INPUT_FIELD), self.journal)
         agent = Agent(name=spec.name, model=self.model_class(core), tools=tools)
+        bind(agent, spec, path, self.ledger)
         self.paths[id(agent)] = path
         for action in spec.actions:
             self.labels[(id(agent), action.tool)] = action.label
@@ -226,38 +228,6 @@ class OpenAIAgentsSession(RebuildingSession):
 
         database = str(self.workdir / "sessions.sqlite3") if stored else ":memory:"
         return SQLiteSession(session_id=path.replace("/", "--"), db_path=database)
-
-    def _action_tool(self, action: scenario_model.Action, path: str) -> Any:
-        from agents import function_tool
-        from agents.tool_context import ToolContext
-
-        protected = ProtectedAction(action.label, action.questions)
-        ledger = self.ledger
-
-        async def perform(context: ToolContext[Any], call: str) -> str:
-            return protected.run(ledger, agent=path, tool_use_id=context.tool_call_id, prompt=call)
-
-        perform.__doc__ = (
-            f"Protected action {action.label}: runs only with a human's approval.\n\n"
-            f"Args:\n    {CALL_FIELD}: the prompt of the call it serves."
-        )
-        # the SDK reads the annotations at run time; this module's are strings (PEP 563)
-        perform.__annotations__ = {"context": ToolContext, CALL_FIELD: str, "return": str}
-        return function_tool(perform, name_override=action.tool, needs_approval=True)
-
-    def _effect_tool(self, effect: scenario_model.Effect, path: str) -> Any:
-        from agents import function_tool
-        from agents.tool_context import ToolContext
-
-        ordinary = OrdinaryTool(effect.tool)
-        ledger = self.ledger
-
-        async def run(context: ToolContext[Any]) -> str:
-            return ordinary.run(ledger, agent=path, tool_use_id=context.tool_call_id)
-
-        run.__doc__ = f"Ordinary tool {effect.tool}: a side effect, asks nothing."
-        run.__annotations__ = {"context": ToolContext, "return": str}
-        return function_tool(run, name_override=effect.tool)
 
     def _context(self) -> dict[str, Any]:
         """The application context: each agent's key/value state, by path."""
@@ -440,3 +410,45 @@ def _arguments(text: Any) -> Any:
         return json.loads(text) if isinstance(text, str) else None
     except ValueError:
         return None
+
+
+# -- the tree's tools, decorated once per process and shared (``callers``) --------------------
+
+
+@functools.cache
+def action_tool(name: str, label: str) -> Any:
+    """The protected action ``label``'s tool, named ``name``: the SDK asks for its approval
+    (``needs_approval``) before it runs; the agent running it is ``ToolContext.agent``."""
+    from agents import function_tool
+    from agents.tool_context import ToolContext
+
+    async def perform(context: ToolContext[Any], call: str) -> str:
+        caller = CALLERS[context.agent]
+        return caller.actions[name].run(
+            caller.ledger, agent=caller.path, tool_use_id=context.tool_call_id, prompt=call
+        )
+
+    perform.__doc__ = (
+        f"Protected action {label}: runs only with a human's approval.\n\n"
+        f"Args:\n    {CALL_FIELD}: the prompt of the call it serves."
+    )
+    # the SDK reads the annotations at run time; this module's are strings (PEP 563)
+    perform.__annotations__ = {"context": ToolContext, CALL_FIELD: str, "return": str}
+    return function_tool(perform, name_override=name, needs_approval=True)
+
+
+@functools.cache
+def effect_tool(name: str) -> Any:
+    """The ordinary tool ``name``: a side effect, asks nothing."""
+    from agents import function_tool
+    from agents.tool_context import ToolContext
+
+    async def run(context: ToolContext[Any]) -> str:
+        caller = CALLERS[context.agent]
+        return caller.effects[name].run(
+            caller.ledger, agent=caller.path, tool_use_id=context.tool_call_id
+        )
+
+    run.__doc__ = f"Ordinary tool {name}: a side effect, asks nothing."
+    run.__annotations__ = {"context": ToolContext, "return": str}
+    return function_tool(run, name_override=name)

@@ -53,10 +53,11 @@ from harness.targets.base import (
     StoredContinuation,
     TargetInfo,
 )
+from harness.targets.callers import bind
 from harness.targets.reference import agent_script, agents_by_path
 from harness.targets.strands_model import model_class
 from harness.targets.strands_storage import StrandsContinuationFormat, dig, timeless
-from harness.targets.strands_tools import action_tool, bind, effect_tool
+from harness.targets.strands_tools import action_tool, effect_tool
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
 

@@ -1,54 +1,15 @@
 """A tree's protected actions and ordinary tools as the Strands Agents SDK's ``@tool`` tools,
-each decorated once per process and shared by every agent that has it, as a user's module-level
-tool is.
-
-``@tool`` reads the function's signature and docstring into a pydantic input model and a tool
-spec: about a millisecond a tool, paid at every build of a tree (every start and every
-restart) while the tools were closures over the session.  A decorated tool holds no run's state
-(the SDK's registry never changes one it is handed), so one per tool name and label serves every
-agent of every build.  What a call needs of the agent running it (its path in the tree, the
-ledger, its action or ordinary tool of that name) comes from ``CALLERS``, by the agent the
-SDK's ``ToolContext`` names: ``bind`` enters each agent of a build there, and the entry goes
-with the agent.
+each decorated once per process and shared by every agent that has it (``callers``): what a
+call needs of the agent running it comes from ``CALLERS``, by ``ToolContext.agent``.
 """
 
 from __future__ import annotations
 
 import functools
-import weakref
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
-from fakes.effects import OrdinaryTool
-from fakes.protected import CALL_FIELD, Ledger, ProtectedAction
-from scenarios import model as scenario_model
-
-
-@dataclass(frozen=True)
-class Caller:
-    """What the shared tools of one agent object need of it."""
-
-    path: str  # the agent's path in the tree
-    ledger: Ledger
-    actions: Mapping[str, ProtectedAction]  # its protected actions, by tool name
-    effects: Mapping[str, OrdinaryTool]  # its ordinary tools, by tool name
-
-
-# every agent object of a built tree, with what its tools need of it (weakly: it goes with it)
-CALLERS: Final[weakref.WeakKeyDictionary[Any, Caller]] = weakref.WeakKeyDictionary()
-
-
-def bind(agent: Any, spec: scenario_model.Agent, path: str, ledger: Ledger) -> None:
-    """Enter ``agent``, built from ``spec`` at ``path``, for the shared tools it runs."""
-    CALLERS[agent] = Caller(
-        path=path,
-        ledger=ledger,
-        actions={
-            action.tool: ProtectedAction(action.label, action.questions) for action in spec.actions
-        },
-        effects={effect.tool: OrdinaryTool(effect.tool) for effect in spec.effects},
-    )
+from fakes.protected import CALL_FIELD
+from harness.targets.callers import CALLERS
 
 
 @functools.cache
