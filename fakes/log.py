@@ -67,10 +67,14 @@ class AppendOnlyLog:
 
     def _write(self, lines: list[str]) -> None:
         assert self.path is not None
-        if not self.path.parent.is_dir():
+        text = "".join(line + "\n" for line in lines)
+        try:
+            handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 (closed below)
+        except FileNotFoundError:  # its folder is not there yet: the first record
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as handle:
-            handle.write("".join(line + "\n" for line in lines))
+            handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        with handle:
+            handle.write(text)
 
     def records(self, start: int = 0) -> list[Record]:
         """Every record so far from the ``start``-th on, in order, as fresh objects: changing
