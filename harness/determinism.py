@@ -56,6 +56,7 @@ BUSY_LOOP: Final = (
 # core it shares (50% at niceness 0)
 BUSY_NICENESS: Final = 5
 FIRST_SEED: Final = 1
+LAST_SEED: Final = 4_294_967_295  # the largest PYTHONHASHSEED Python takes
 PINNED: Final = hasattr(os, "sched_setaffinity")
 CONTENTION: Final = (
     f"pinned to one core that a busy process (niceness {BUSY_NICENESS}) shares"
@@ -87,11 +88,19 @@ def check_command(check_arguments: Sequence[str], reports: Path) -> list[str]:
     return [sys.executable, "-m", "harness", "check", *check_arguments, "--reports", str(reports)]
 
 
-def run_once(index: int, check_arguments: Sequence[str], reports: Path, *, contention: bool) -> Run:
-    """One ``check`` in a fresh process.  The first run writes its reports into ``reports``
-    itself, as ``check`` would (so this command can stand in for ``check``), the others into
-    ``reports/determinism/run-INDEX``; every run's output goes to ``run-INDEX.log`` there."""
-    seed = FIRST_SEED + index
+def run_once(
+    index: int,
+    check_arguments: Sequence[str],
+    reports: Path,
+    *,
+    contention: bool,
+    first_seed: int = FIRST_SEED,
+) -> Run:
+    """One ``check`` in a fresh process, with ``PYTHONHASHSEED`` ``first_seed + index``.  The
+    first run writes its reports into ``reports`` itself, as ``check`` would (so this command can
+    stand in for ``check``), the others into ``reports/determinism/run-INDEX``; every run's
+    output goes to ``run-INDEX.log`` there."""
+    seed = first_seed + index
     where = reports if index == 0 else reports / RUNS / f"run-{index}"
     where.mkdir(parents=True, exist_ok=True)
     (reports / RUNS).mkdir(parents=True, exist_ok=True)

@@ -117,6 +117,30 @@ def test_the_reference_is_deterministic_under_contention(tmp_path: Path) -> None
     ).exists()  # the first run's reports, where check puts them
 
 
+def test_runs_take_their_seeds_from_the_first_seed_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two processes that split the repeats between them cover distinct seeds."""
+    monkeypatch.setattr(determinism, "check_command", fake_check("seeded"))
+    runs = [
+        determinism.run_once(i, [], tmp_path, contention=False, first_seed=12) for i in range(2)
+    ]
+    assert [run.seed for run in runs] == [12, 13]
+    assert runs[1].files[DIGESTS].endswith(b"13  reference/wobbly\n")
+
+
+def test_a_first_seed_past_the_last_hash_seed_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    arguments = ["determinism", "--target", "reference", "--repeats", "3", "--reports"]
+    assert main([*arguments, str(tmp_path), "--first-seed", "4294967293"]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "--first-seed: expected at most 4294967292 with --repeats 3 (PYTHONHASHSEED ends at "
+        "4294967295), got 4294967293"
+    ]
+    assert not (tmp_path / "determinism").exists()
+
+
 def test_an_unknown_target_is_refused_before_any_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

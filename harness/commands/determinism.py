@@ -56,6 +56,14 @@ def add_parser(commands: Commands) -> None:
         metavar="N",
         help="runs under contention after the first (default 1)",
     )
+    repeated.add_argument(
+        "--first-seed",
+        type=count,
+        default=determinism.FIRST_SEED,
+        metavar="S",
+        help="the first run's PYTHONHASHSEED; run i has S + i (default 1): runs split across "
+        "processes cover distinct seeds when each starts where the last one's end",
+    )
     reports_option(repeated)
 
 
@@ -68,11 +76,23 @@ def run(arguments: argparse.Namespace) -> int:
     ]
     if arguments.repeats < 1:
         raise BadInput("--repeats: expected at least 1 run under contention")
+    if arguments.first_seed + arguments.repeats > determinism.LAST_SEED:
+        raise BadInput(
+            f"--first-seed: expected at most {determinism.LAST_SEED - arguments.repeats} with "
+            f"--repeats {arguments.repeats} (PYTHONHASHSEED ends at {determinism.LAST_SEED}), "
+            f"got {arguments.first_seed}"
+        )
     targets = targets_named(arguments.target)  # an unknown target is refused before any run
     folders = findings_search_path(arguments.findings)
     check_findings_files(targets, folders)  # so is a bad findings path
     runs = [
-        determinism.run_once(index, check_arguments, arguments.reports, contention=index > 0)
+        determinism.run_once(
+            index,
+            check_arguments,
+            arguments.reports,
+            contention=index > 0,
+            first_seed=arguments.first_seed,
+        )
         for index in range(arguments.repeats + 1)
     ]
     first_output = (arguments.reports / determinism.RUNS / "run-0.log").read_text(encoding="utf-8")
