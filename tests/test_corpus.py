@@ -102,6 +102,7 @@ def test_the_corpus_holds_every_family_under_todays_names() -> None:
     assert [path.name for path in FILES] == [
         "generated-langgraph.jsonl",
         "generated-openai-agents.jsonl",
+        "generated-strands-1.58.jsonl",
         "generated-strands.jsonl",
         "generated.jsonl",
     ]
@@ -225,6 +226,20 @@ def test_every_built_in_target_finds_the_file_drawn_within_its_capabilities(
         within = corpus.header(found, "ci")["capabilities"]
         assert within == expressible & DRAWN_CAPABILITIES
         assert found.name in {f"generated-{name}.jsonl", *_same_set_names(name)}
+
+
+def test_an_older_sdk_release_that_expresses_less_runs_a_committed_file_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """strands-agents before 1.59 stores no sub-agent turn: the target says so, and generate
+    commits a sample drawn within what it can express, which tox's strands-1.58 env runs."""
+    monkeypatch.setattr(strands, "sdk_version", lambda: "1.58.1")
+    expressible = strands.StrandsTarget().info.expressible
+    assert expressible in registry.older_releases_expressible().values()
+    found = corpus.find("ci", expressible)
+    assert found is not None
+    assert found.name == "generated-strands-1.58.jsonl"
+    assert corpus.header(found, "ci")["capabilities"] == expressible & DRAWN_CAPABILITIES
 
 
 def _same_set_names(name: str) -> set[str]:

@@ -23,9 +23,10 @@ def add_parser(commands: Commands) -> None:
         help="draw the ci sample of generated scenarios and write it to scenarios/corpus/",
         description="Draw the sample that check --profile ci runs, with the installed "
         "hypothesis: the shared one, and one for each narrower set of capabilities a built-in "
-        "target draws its own within; write each as JSON lines under CORPUS/PROFILE/ (and remove "
-        "the folder's other .jsonl files).  The files are committed: a new sample is a reviewed "
-        "change, and the findings files' classes must be triaged again against it.",
+        "target draws its own within (on any SDK release tox checks); write each as JSON lines "
+        "under CORPUS/PROFILE/ (and remove the folder's other .jsonl files).  The files are "
+        "committed: a new sample is a reviewed change, and the findings files' classes must be "
+        "triaged again against it.",
     )
     generate.add_argument(
         "--profile", choices=corpus.COMMITTED, default="ci", help="the profile (default: ci)"
@@ -42,7 +43,8 @@ def add_parser(commands: Commands) -> None:
 def run(arguments: argparse.Namespace) -> int:
     profile, folder = arguments.profile, corpus.folder(arguments.profile, arguments.corpus)
     stems: dict[Capabilities, str] = {None: corpus.SHARED}
-    for name, expressible in registry.built_in_expressible().items():
+    expressible_sets = registry.built_in_expressible() | registry.older_releases_expressible()
+    for name, expressible in expressible_sets.items():
         stems.setdefault(corpus.drawn_within(expressible), f"{corpus.SHARED}-{name}")
     written = []
     for capabilities, stem in stems.items():

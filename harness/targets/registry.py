@@ -124,6 +124,16 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
     }
 
 
+def older_releases_expressible() -> dict[str, frozenset[str]]:
+    """What a built-in target can express on an older release of its SDK that can express less
+    (read off its adapter's constants, so without that release): strands before 1.59 stores no
+    sub-agent turn.  ``generate`` commits a sample for each such set too, so every release tox
+    checks runs committed data."""
+    from harness.targets import strands
+
+    return {"strands-1.58": strands.TARGET_CAPABILITIES - strands.WITHOUT_STORED_TURNS}
+
+
 def available() -> dict[str, Callable[[], Target]]:
     """Every target that can be built here, by name, sorted (an SDK's targets only where the
     SDK is installed)."""

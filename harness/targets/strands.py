@@ -82,6 +82,8 @@ TIMESTAMP: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\
 
 
 FIRST_WITH_STORED_TURNS: Final = (1, 59)
+# what a release before that cannot express: it stores no sub-agent turn to measure or corrupt
+WITHOUT_STORED_TURNS: Final = frozenset({"corruption", "continuation_bytes"})
 # what the target can express from 1.59 on (earlier releases less: see StrandsTarget); the SDK's
 # stream processing skips a tool use with an empty id as an incomplete block
 # (strands/event_loop/streaming.py, a WARNING): the call never happens, by design
@@ -121,7 +123,7 @@ class StrandsTarget:
         capabilities = TARGET_CAPABILITIES
         if _release(installed) < FIRST_WITH_STORED_TURNS:
             # before 1.59 the SDK stores no sub-agent turn: nothing to measure or to corrupt
-            capabilities -= {"corruption", "continuation_bytes"}
+            capabilities -= WITHOUT_STORED_TURNS
         self.info = TargetInfo(
             name="strands" if session_manager == "file" else f"strands-{session_manager}",
             version=installed,
