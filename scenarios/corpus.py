@@ -26,9 +26,12 @@ as a regression file (``scenarios.loading.parse_scenario``).  Names are the shar
 ``generated-restore-007``, ``generated-effects-007``); a target running a narrower file gets its
 name after that (``generated-strands-007``, ``generated-effects-strands-007``), as when it drew
 its own sample.  A family added later is appended after the others, so the lines of the
-families before it (and their names, which findings record) stay as they were (only the
-header's count changes).  Every line is ``json.dumps`` with sorted keys, no ASCII escaping and
-no spaces, so the same hypothesis release writes the same bytes.
+families before it (and their names, which findings record) stay as they were: the header's
+count changes, and its capabilities where the new family needs one the generators did not
+consult before (``retries`` and ``changed_tree`` came so; ``retries`` parted langgraph's two
+shapes into two files, alike but for the retried calls).  Every line is ``json.dumps`` with
+sorted keys, no ASCII escaping and no spaces, so the same hypothesis release writes the same
+bytes.
 """
 
 from __future__ import annotations
