@@ -1,14 +1,17 @@
-"""The deploy family (``scenarios.strategies.deploys``): the reference holds on it, and it draws
-only what a target can express.  Small, derandomized example counts: it runs in the dev loop.
-That its scenarios alone catch the known-bad deploy variant is held on the committed ci sample,
-where the family is ``generated-deploy-NNN`` (``tests/test_properties.py``, ``CAUGHT_BY``)."""
+"""The deploy family (``scenarios.strategies.deploys``): the reference holds on it, its draws
+alone catch the known-bad deploy variant (no regression file), and it draws only what a target
+can express.  Small, derandomized example counts: it runs in the dev loop, where an edit of the
+strategy shows before the committed ci sample is drawn again (that sample,
+``generated-deploy-NNN``, must catch the variant too: ``tests/test_properties.py``,
+``CAUGHT_BY``)."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, note, settings
+from hypothesis import HealthCheck, Phase, find, given, note, settings
 
 from harness.checkers import check
 from harness.runner import run_scenario
+from harness.targets import registry
 from harness.targets.base import requirements
 from harness.targets.reference import ReferenceTarget
 from scenarios import counterexamples
@@ -33,6 +36,18 @@ def test_generated_deploy_scenarios_hold_on_the_reference(scenario: Scenario) ->
         path = counterexamples.write_counterexample(scenario, "reference", violations)
         note(f"{violations[0].invariant} {violations[0].slug}: counterexample in {path}")
     assert violations == []
+
+
+def test_the_deploy_family_alone_catches_the_variant_that_drops_gone_calls() -> None:
+    variant = registry.get("bad-drop-gone-calls")
+
+    def caught(scenario: Scenario) -> bool:
+        fired = {v.invariant for v in check(run_scenario(variant, scenario, "generated-deploy"))}
+        return "I9" in fired  # an answer to a gone call accepted silently
+
+    settings_ = settings(SMALL, max_examples=60, phases=[Phase.generate])  # no shrinking
+    scenario = find(deploy_scenarios(), caught, settings=settings_)
+    assert check(run_scenario(REFERENCE, scenario, "generated-deploy")) == []
 
 
 @SMALL

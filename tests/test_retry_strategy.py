@@ -1,15 +1,17 @@
 """The retried-call family (``scenarios.strategies.retries``): the reference holds on it, a retry
-happens in every scenario it draws, and it draws only what a target can express.  Small,
-derandomized example counts: it runs in the dev loop.  That its scenarios alone catch the
-known-bad retry variant is held on the committed ci sample, where the family is
-``generated-retried-NNN`` (``tests/test_properties.py``, ``CAUGHT_BY``)."""
+happens in every scenario it draws, its draws alone catch the known-bad retry variant (no
+regression file), and it draws only what a target can express.  Small, derandomized example
+counts: it runs in the dev loop, where an edit of the strategy shows before the committed ci
+sample is drawn again (that sample, ``generated-retried-NNN``, must catch the variant too:
+``tests/test_properties.py``, ``CAUGHT_BY``)."""
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import HealthCheck, Phase, find, given, note, settings
 
 from harness.checkers import check
 from harness.runner import run_scenario
+from harness.targets import registry
 from harness.targets.base import requirements
 from harness.targets.reference import ReferenceTarget
 from scenarios import counterexamples
@@ -35,6 +37,18 @@ def test_generated_retried_scenarios_hold_on_the_reference(scenario: Scenario) -
         path = counterexamples.write_counterexample(scenario, "reference", violations)
         note(f"{violations[0].invariant} {violations[0].slug}: counterexample in {path}")
     assert violations == []
+
+
+def test_the_retried_family_alone_catches_the_retry_variant() -> None:
+    variant = registry.get("bad-retry-reuses-ids")
+
+    def caught(scenario: Scenario) -> bool:
+        fired = {v.invariant for v in check(run_scenario(variant, scenario, "generated-retried"))}
+        return "O" in fired
+
+    settings_ = settings(SMALL, max_examples=60, phases=[Phase.generate])  # no shrinking
+    scenario = find(retried_scenarios(), caught, settings=settings_)
+    assert check(run_scenario(REFERENCE, scenario, "generated-retried")) == []
 
 
 @SMALL
