@@ -30,6 +30,8 @@ CLASSES: Final = (
     "side-effects",
     "gated-agent-call",
     "adversarial-ids",
+    "retries",
+    "deploy-skew",
 )
 
 
@@ -158,6 +160,8 @@ def _step_classes(scenario: Scenario) -> set[str]:
         before = previous
         expected = oracle.step(index, step)
         if isinstance(step, Restart):
+            if step.tree is not None and before is not None and before.pending:
+                found.add("deploy-skew")
             if not started:
                 found.add("restart-before-a-run")
             elif before is not None and before.stop_reason == "end_turn":
@@ -176,4 +180,16 @@ def _step_classes(scenario: Scenario) -> set[str]:
             if any(label in approved for label, _ in expected.pending):
                 found.add("re-interrupt")
         previous = expected
+    if oracle.retried:
+        found.add("retries")
     return found
+
+
+def retries_happen(scenario: Scenario) -> bool:
+    """Whether the oracle makes a call again in ``scenario``: a call of a tool with a retry
+    ends the way its retry names (a retry configured on a call that never ends so, or is never
+    made, changes nothing)."""
+    oracle = Oracle(scenario)
+    for index, step in enumerate(scenario.steps):
+        oracle.step(index, step)
+    return oracle.retried > 0

@@ -11,9 +11,9 @@ capability the generators consult (``DRAWN_CAPABILITIES``), and ``generated-<tar
 each narrower set a built-in target draws its own sample within (the first built-in target with
 that set names the file; a check matches a file by the set in its header, never by name).  The
 first line is a header, then one line per scenario, family by family in the order of
-``FAMILIES`` (the general one, then the focused ones: restore, effects, gated, ids), each in the
-order drawn (a family that needs a capability the file was not drawn within has no lines
-there)::
+``FAMILIES`` (the general one, then the focused ones: restore, effects, gated, ids, retried,
+deploy), each in the order drawn (a family that needs a capability the file was not drawn within
+has no lines there)::
 
     {"capabilities":null,"hypothesis":"6.170.17","profile":"ci","regenerate":"...","scenarios":400}
     {"name":"generated-000","scenario":{"description":"generated",...}}
@@ -26,9 +26,12 @@ as a regression file (``scenarios.loading.parse_scenario``).  Names are the shar
 ``generated-restore-007``, ``generated-effects-007``); a target running a narrower file gets its
 name after that (``generated-strands-007``, ``generated-effects-strands-007``), as when it drew
 its own sample.  A family added later is appended after the others, so the lines of the
-families before it (and their names, which findings record) stay as they were (only the
-header's count changes).  Every line is ``json.dumps`` with sorted keys, no ASCII escaping and
-no spaces, so the same hypothesis release writes the same bytes.
+families before it (and their names, which findings record) stay as they were: the header's
+count changes, and its capabilities where the new family needs one the generators did not
+consult before (``retries`` and ``changed_tree`` came so; ``retries`` parted langgraph's two
+shapes into two files, alike but for the retried calls).  Every line is ``json.dumps`` with
+sorted keys, no ASCII escaping and no spaces, so the same hypothesis release writes the same
+bytes.
 """
 
 from __future__ import annotations
@@ -54,7 +57,9 @@ from scenarios.strategies import (
     restore_scenarios,
     scenarios,
 )
+from scenarios.strategies.deploys import DEPLOY_NEEDS, deploy_scenarios
 from scenarios.strategies.gates import GATE_CAPABILITY, gated_scenarios
+from scenarios.strategies.retries import RETRY_CAPABILITY, retried_scenarios
 
 CORPUS: Final = Path(__file__).parent / "corpus"
 COMMITTED: Final = ("ci",)  # the profiles whose sample is committed; the others are drawn
@@ -69,18 +74,18 @@ class Family:
     """One family of generated scenarios: its names begin with ``generated-`` and ``prefix``;
     ``draw`` is its strategy within some capabilities; ``share`` of the profile's examples are
     drawn from it; ``statistics`` says whether the class statistics count it (a family focused
-    on one shape by design would skew them); ``needs`` is a capability (one of
-    ``DRAWN_CAPABILITIES``) without which every scenario of it would be not applicable: it is
-    drawn only within capabilities that have it."""
+    on one shape by design would skew them); ``needs`` are the capabilities (of
+    ``DRAWN_CAPABILITIES``) without any of which every scenario of it would be not applicable:
+    it is drawn only within capabilities that have them all."""
 
     prefix: str
     draw: Callable[[Capabilities], SearchStrategy[Scenario]]
     share: float = 1.0
     statistics: bool = True
-    needs: str | None = None
+    needs: frozenset[str] = frozenset()
 
     def drawn_within(self, within: Capabilities) -> bool:
-        return self.needs is None or within is None or self.needs in within
+        return within is None or self.needs <= within
 
     @property
     def names(self) -> str:
@@ -98,16 +103,35 @@ FAMILIES: Final = (
         "gated-",
         lambda within: gated_scenarios(capabilities=within),
         share=1 / 8,
-        needs=GATE_CAPABILITY,
+        needs=frozenset({GATE_CAPABILITY}),
     ),
     # the general family with adversarial toolUseIds (prefixes across separators, percent-escapes,
     # NFC/NFD twins, long ids): 25 more
     Family("ids-", lambda within: ids_scenarios(capabilities=within), share=1 / 8),
+    # retries on the general family's sub-agents and actions, kept where a retry happens, for
+    # targets that can express them: 25 more
+    Family(
+        "retried-",
+        lambda within: retried_scenarios(capabilities=within),
+        share=1 / 8,
+        needs=frozenset({RETRY_CAPABILITY}),
+    ),
+    # the general family's trees asked, then deployed changed (renamed sub-agents, replaced
+    # tools, added actions, resized windows, preserve_context turned), for targets that can
+    # rebuild from a changed tree: 25 more
+    Family(
+        "deploy-",
+        lambda within: deploy_scenarios(capabilities=within),
+        share=1 / 8,
+        needs=DEPLOY_NEEDS,
+    ),
 )
 RESTORE: Final = FAMILIES[1].names  # how a name of the focused (restore) family begins
 EFFECTS: Final = FAMILIES[2].names  # and of the side-effects family
 GATED: Final = FAMILIES[3].names  # and of the gated-call family
 IDS: Final = FAMILIES[4].names  # and of the adversarial-ids family
+RETRIED: Final = FAMILIES[5].names  # and of the retried-call family
+DEPLOY: Final = FAMILIES[6].names  # and of the deploy family
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(
     "("

@@ -175,6 +175,7 @@ class Oracle:
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
     effects: list[tuple[str, str, str]] = field(default_factory=list)  # run during this step
     tree: Agent | None = None  # the tree in force: the scenario's, then each deploy's
+    retried: int = 0  # how many calls a retry has made again so far, over every step
 
     def __post_init__(self) -> None:
         if self.tree is None:
@@ -393,6 +394,7 @@ class Oracle:
                 elif call.call is not None:
                     call = self._start(parent, call.call, executed, call.attempt + 1)
                 calls[index] = call
+                self.retried += 1
 
     def _ending(self, parent: Activation, call: ActionCall | SubCall) -> tuple[Retry | None, str]:
         """The retry of ``call``'s tool and how the call ended: "error" (it did not do its

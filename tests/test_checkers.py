@@ -839,6 +839,29 @@ def test_i7_a_preserve_context_sub_agent_may_carry_its_history() -> None:
     assert violations("I7", grows) == []
 
 
+def test_i7_judges_each_call_by_whether_the_tree_in_force_keeps_its_history() -> None:
+    """A deploy that turns preserve_context on lets the sub-agent's later calls carry a history;
+    one that turns it off makes them start fresh (the calls before it are judged as they were)."""
+    kept = {**SECRETARY, "sub_agents": [{**SECRETARY["sub_agents"][0], "preserve_context": True}]}
+    ephemeral = {**kept, "sub_agents": [{**kept["sub_agents"][0], "preserve_context": False}]}
+
+    def deployed(before: dict[str, Any], after: dict[str, Any]) -> History:
+        deploy = restart()
+        deploy["step"] = {"restart": {"tree": after}}
+        return history(
+            run(shows=[ask("invite")], requests=[request("orchestrator/secretary", 1)]),
+            answer("invite", ran=("invite",), stored=stored(48)),
+            deploy,
+            run(shows=[ask("invite")], requests=[request("orchestrator/secretary", 5, turn=0)]),
+            tree=before,
+        )
+
+    assert violations("I7", deployed(ephemeral, kept)) == []
+    assert [(v.step, v.seen) for v in violations("I7", deployed(kept, ephemeral))] == [
+        (3, "orchestrator/secretary started a call with 5 messages")
+    ]
+
+
 def test_i7_the_root_record_does_not_shrink_back() -> None:
     steps = colliding_ids()
     steps[3] = {**steps[3], "stored": stored(1500)}

@@ -28,7 +28,9 @@ from scenarios.strategies import (
     restore_scenarios,
     scenarios,
 )
+from scenarios.strategies.deploys import DEPLOY_CAPABILITY, DEPLOY_NEEDS, deploy_scenarios
 from scenarios.strategies.gates import GATE_CAPABILITY, gated_scenarios
+from scenarios.strategies.retries import RETRY_CAPABILITY, retried_scenarios
 
 FILES = corpus.files("ci")
 EVERY = frozenset(CAPABILITIES) | {f"corruption:{kind}" for kind in CORRUPTIONS}
@@ -100,6 +102,7 @@ def test_generate_replaces_every_file_and_removes_the_rest(
 
 def test_the_corpus_holds_every_family_under_todays_names() -> None:
     assert [path.name for path in FILES] == [
+        "generated-langgraph-subgraph-node.jsonl",
         "generated-langgraph.jsonl",
         "generated-openai-agents.jsonl",
         "generated-strands-1.58.jsonl",
@@ -108,11 +111,29 @@ def test_the_corpus_holds_every_family_under_todays_names() -> None:
     ]
     for path in FILES:
         names = [name for name, _ in committed(path)]
+        within = corpus.header(path, "ci")["capabilities"]
+        retried = [f"generated-retried-{i:03d}" for i in range(25)]
         assert names == [f"generated-{i:03d}" for i in range(200)] + [
             f"generated-restore-{i:03d}" for i in range(200)
         ] + [f"generated-effects-{i:03d}" for i in range(25)] + [
             f"generated-gated-{i:03d}" for i in range(25)
-        ] + [f"generated-ids-{i:03d}" for i in range(25)]
+        ] + [f"generated-ids-{i:03d}" for i in range(25)] + (
+            retried if within is None or RETRY_CAPABILITY in within else []
+        ) + [f"generated-deploy-{i:03d}" for i in range(25)]
+
+
+def test_langgraphs_two_shapes_run_the_same_lines_but_the_retried_calls() -> None:
+    """The subgraph-node shape cannot retry (no tool-call interceptor sees a node): its file is
+    the tools shape's without the retried-call family, every other line the same bytes, so its
+    scenarios keep the names and contents its findings record."""
+    folder = corpus.folder("ci")
+    tools = (folder / "generated-langgraph.jsonl").read_text(encoding="utf-8").splitlines()[1:]
+    nodes = (folder / "generated-langgraph-subgraph-node.jsonl").read_text(encoding="utf-8")
+    assert nodes.splitlines()[1:] == [line for line in tools if '"generated-retried-' not in line]
+    assert corpus.header(folder / "generated-langgraph.jsonl", "ci")["capabilities"] == (
+        corpus.header(folder / "generated-langgraph-subgraph-node.jsonl", "ci")["capabilities"]
+        | {RETRY_CAPABILITY}
+    )
 
 
 def counted_size(drawn: corpus.Named) -> int:
@@ -126,7 +147,7 @@ def test_the_effects_family_is_at_least_five_percent_of_every_sample_and_has_ord
     for path in FILES:
         drawn = committed(path)
         effects = [scenario for name, scenario in drawn if name.startswith(corpus.EFFECTS)]
-        assert len(effects) >= 0.05 * len(drawn), path.name
+        assert len(effects) >= 0.05 * counted_size(drawn), path.name
         assert all(requirements(scenario) >= {"ordinary_tools"} for scenario in effects)
         classed = [scenario for scenario in effects if "side-effects" in classes_of(scenario)]
         assert len(classed) >= 0.05 * counted_size(drawn), path.name
@@ -136,7 +157,7 @@ def test_the_gated_family_is_at_least_five_percent_of_every_sample_and_has_gates
     for path in FILES:
         drawn = committed(path)
         gated = [scenario for name, scenario in drawn if name.startswith(corpus.GATED)]
-        assert len(gated) >= 0.05 * len(drawn), path.name
+        assert len(gated) >= 0.05 * counted_size(drawn), path.name
         assert all(requirements(scenario) >= {GATE_CAPABILITY} for scenario in gated)
         classed = [scenario for scenario in gated if "gated-agent-call" in classes_of(scenario)]
         assert len(classed) >= 0.05 * counted_size(drawn), path.name
@@ -158,23 +179,60 @@ def test_a_family_is_drawn_only_within_capabilities_that_have_what_it_needs(
     assert corpus.draw("ci", None) == []
     assert len(asked) == everything
     asked.clear()
-    corpus.draw("ci", frozenset({"restart", GATE_CAPABILITY}))
+    corpus.draw("ci", frozenset({"restart", GATE_CAPABILITY, RETRY_CAPABILITY, DEPLOY_CAPABILITY}))
     assert len(asked) == everything
     asked.clear()
     corpus.draw("ci", frozenset({"restart"}))
-    assert len(asked) == everything - 1  # not the gated family
-    assert [family.prefix for family in corpus.FAMILIES if family.needs] == ["gated-"]
+    assert len(asked) == everything - 3  # not the gated, retried or deploy family
+    asked.clear()
+    corpus.draw("ci", frozenset({DEPLOY_CAPABILITY}))
+    assert len(asked) == everything - 3  # a deploy is a restart: none without it either
+    assert {family.prefix: family.needs for family in corpus.FAMILIES if family.needs} == {
+        "gated-": {GATE_CAPABILITY},
+        "retried-": {RETRY_CAPABILITY},
+        "deploy-": DEPLOY_NEEDS,
+    }
 
 
 def test_the_ids_family_is_at_least_five_percent_of_every_sample_and_has_adversarial_ids() -> None:
     for path in FILES:
         drawn = committed(path)
         ids = [scenario for name, scenario in drawn if name.startswith(corpus.IDS)]
-        assert len(ids) >= 0.05 * len(drawn), path.name
+        assert len(ids) >= 0.05 * counted_size(drawn), path.name
         classed = [scenario for scenario in ids if "adversarial-ids" in classes_of(scenario)]
         assert len(classed) >= 0.05 * counted_size(drawn), path.name
         others = [scenario for name, scenario in drawn if not name.startswith(corpus.IDS)]
         assert not any("adversarial-ids" in classes_of(scenario) for scenario in others)
+
+
+def test_the_retried_family_is_at_least_five_percent_of_every_sample_that_can_retry() -> None:
+    """Where retries can be expressed, its scenarios are 5% of the counted sample and a retry
+    happens in every one (the oracle makes a call again); where they cannot, none is drawn."""
+    for path in FILES:
+        drawn = committed(path)
+        within = corpus.header(path, "ci")["capabilities"]
+        retried = [scenario for name, scenario in drawn if name.startswith(corpus.RETRIED)]
+        if within is not None and RETRY_CAPABILITY not in within:
+            assert retried == [], path.name
+            continue
+        assert all(requirements(scenario) >= {RETRY_CAPABILITY} for scenario in retried)
+        classed = [scenario for scenario in retried if "retries" in classes_of(scenario)]
+        assert len(classed) == len(retried) >= 0.05 * counted_size(drawn), path.name
+        others = [scenario for name, scenario in drawn if not name.startswith(corpus.RETRIED)]
+        assert not any("retries" in classes_of(scenario) for scenario in others)
+
+
+def test_the_deploy_family_is_at_least_five_percent_of_every_sample_and_deploys_while_asking() -> (
+    None
+):
+    for path in FILES:
+        drawn = committed(path)
+        deploys = [scenario for name, scenario in drawn if name.startswith(corpus.DEPLOY)]
+        assert all(requirements(scenario) >= DEPLOY_NEEDS for scenario in deploys)
+        classed = [scenario for scenario in deploys if "deploy-skew" in classes_of(scenario)]
+        assert len(classed) >= 0.05 * counted_size(drawn), path.name
+        others = [scenario for name, scenario in drawn if not name.startswith(corpus.DEPLOY)]
+        assert not any("deploy-skew" in classes_of(scenario) for scenario in others)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.stem)
@@ -285,9 +343,18 @@ def test_the_generators_consult_exactly_the_drawn_capabilities() -> None:
         restore_scenarios(capabilities=every),
         effects_scenarios(capabilities=every),
         gated_scenarios(capabilities=every),
+        retried_scenarios(capabilities=every),
+        deploy_scenarios(capabilities=every),
     )
-    def draw(general: Scenario, focused: Scenario, effects: Scenario, gated: Scenario) -> None:
-        del general, focused, effects, gated
+    def draw(
+        general: Scenario,
+        focused: Scenario,
+        effects: Scenario,
+        gated: Scenario,
+        retried: Scenario,
+        deployed: Scenario,
+    ) -> None:
+        del general, focused, effects, gated, retried, deployed
 
     draw()
     assert set(DRAWN_CAPABILITIES) == ASKED
@@ -389,7 +456,8 @@ MALFORMED = {
     "bad-name": (
         lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "name": "colliding-ids"}),
         "line 2: name: expected generated-NNN or generated-restore-NNN or generated-effects-NNN "
-        "or generated-gated-NNN or generated-ids-NNN, got 'colliding-ids'",
+        "or generated-gated-NNN or generated-ids-NNN or generated-retried-NNN or "
+        "generated-deploy-NNN, got 'colliding-ids'",
     ),
     "repeated-name": (
         lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE, GOOD_LINE),

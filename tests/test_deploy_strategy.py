@@ -1,6 +1,9 @@
-"""The deploy family (``scenarios.strategies.deploys``): the reference holds on it, the known-bad
-deploy variant is caught by its scenarios alone (no regression file), and it draws only what a
-target can express.  Small, derandomized example counts: it runs in the dev loop."""
+"""The deploy family (``scenarios.strategies.deploys``): the reference holds on it, its draws
+alone catch the known-bad deploy variant (no regression file), and it draws only what a target
+can express.  Small, derandomized example counts: it runs in the dev loop, where an edit of the
+strategy shows before the committed ci sample is drawn again (that sample,
+``generated-deploy-NNN``, must catch the variant too: ``tests/test_properties.py``,
+``CAUGHT_BY``)."""
 
 from __future__ import annotations
 

@@ -64,6 +64,9 @@ def bounded_continuation(history: History) -> list[Violation]:
     earlier call would make a stateful provider continue that call's conversation).  Its parked
     turn, hence its continuation, then holds only that call, however many calls came before.
     (Comparing sizes instead would confuse a later call with a later point of the same call.)
+    Which sub-agents are ephemeral is the tree in force's: after a deploy (a restart's ``tree``)
+    that turned ``preserve_context`` on, a later call keeps a history; one that turned it off
+    starts every later call fresh.
     (c) After a step that ends the turn, the root's interrupt record is no larger than the
     smallest seen at an earlier interrupt.  (a) and (c) read the stored sizes, so only on a
     target that measures them (``continuation_bytes``); (b) reads the request journal, on any.
@@ -75,6 +78,9 @@ def bounded_continuation(history: History) -> list[Violation]:
     carried: set[tuple[str, str]] = set()  # (agent, what it carried): each reported once
     called: set[str] = set()  # the ephemeral agents that made a request before this one
     for step in history.steps:
+        deployed = step.step.get("restart")
+        if isinstance(deployed, dict) and "tree" in deployed:
+            ephemeral = _ephemeral_paths(Agent.model_validate(deployed["tree"]))
         for request in step.requests:
             agent = str(request.get("agent"))
             if agent not in ephemeral:

@@ -26,6 +26,7 @@ from scenarios.oracle import Oracle
 from scenarios.strategies.families import DESCRIPTION, SOURCE, Capabilities, Draw, _can, trees
 
 DEPLOY_CAPABILITY: Final = "changed_tree"
+DEPLOY_NEEDS: Final = frozenset({DEPLOY_CAPABILITY, "restart"})  # what every drawn one needs
 MAX_DEPTH: Final = 3  # a rename two levels down moves a whole subtree: deeper adds run time only
 
 Tree = dict[str, Any]
@@ -33,7 +34,7 @@ Tree = dict[str, Any]
 
 def can_draw(capabilities: Capabilities) -> bool:
     """Whether a target with ``capabilities`` can express this family at all."""
-    return capabilities is None or {DEPLOY_CAPABILITY, "restart"} <= capabilities
+    return capabilities is None or all(needed in capabilities for needed in DEPLOY_NEEDS)
 
 
 def _agents(agent: Tree, parent: Tree | None = None) -> Iterator[tuple[Tree, Tree | None]]:

@@ -50,8 +50,9 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 # what a target can express (``harness.targets.base.CAPABILITIES``, and ``corruption:<kind>``
 # for each damage it can take); None: everything
 Capabilities = frozenset[str] | None
-# the capabilities the families consult (``gated_sub_agents``: whether the gated family, in
-# ``scenarios.strategies.gates``, is drawn at all)
+# the capabilities the families consult (``gated_sub_agents``, ``retries``, ``changed_tree``:
+# whether the gated, the retried-call and the deploy family, in ``scenarios.strategies.gates``,
+# ``.retries`` and ``.deploys``, are drawn at all)
 DRAWN_CAPABILITIES: Final = frozenset(
     {
         "multi_question",
@@ -64,6 +65,8 @@ DRAWN_CAPABILITIES: Final = frozenset(
         "restart",
         *(f"{CORRUPTION_CAPABILITY}{kind}" for kind in GENERATED_CORRUPTIONS),
         "gated_sub_agents",
+        "retries",
+        "changed_tree",
     }
 )
 
