@@ -177,7 +177,7 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("```sh\n", 1)[1].split("```", 1)[0]
     main_job, test_suite = (line.split("  #", 1)[0].strip() for line in block.splitlines()[:2])
-    assert main_job.endswith("tox p -m conformance")
+    assert main_job.endswith("tox p -p 4 -m conformance")
     assert f"{test_suite} || status=$?" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 
