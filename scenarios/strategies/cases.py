@@ -9,6 +9,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+import scenarios.strategies.drawn as drawn
 from scenarios.corruptions import CORRUPTIONS
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle, expectations
@@ -22,10 +23,12 @@ def parked_trees(draw: Draw, max_depth: int = 3) -> dict[str, Any]:
     sometimes an orchestrator action of its own (nested and ordinary interrupts in one turn)."""
     names = count(1)
     tree: dict[str, Any] = {"name": "orchestrator", "answer": "all done"}
-    subs = [_parking_sub_agent(draw, 2, max_depth, names) for _ in range(draw(st.integers(1, 3)))]
+    subs = [
+        _parking_sub_agent(draw, 2, max_depth, names) for _ in range(draw(drawn.integers(1, 3)))
+    ]
     tree["sub_agents"] = subs
     tools = [sub["name"] for sub in subs]
-    if draw(st.integers(0, 3)) == 3:  # (draws shrink toward 0: toward the simpler tree)
+    if draw(drawn.integers(0, 3)) == 3:  # (draws shrink toward 0: toward the simpler tree)
         tree["actions"] = [{"tool": "approve_budget", "label": "orchestrator-act"}]
         tools.append("approve_budget")
     tree["turns"] = [_one_turn(draw, tools)]
@@ -59,9 +62,9 @@ def corruption_cases(draw: Draw) -> Scenario:
     parked = _parked(tree)[1].parked_continuations
     kinds = [kind for kind in CORRUPTIONS if kind != "foreign" or parked >= 2]
     corrupt = Corrupt(
-        corrupt=draw(st.sampled_from(kinds)),
-        which=draw(st.integers(0, parked - 1)),
-        pick=draw(st.integers(0, 2**16)),
+        corrupt=draw(drawn.sampled(kinds)),
+        which=draw(drawn.integers(0, parked - 1)),
+        pick=draw(drawn.integers(0, 2**16)),
     )
     return corruption_case(tree, corrupt)
 
@@ -97,7 +100,7 @@ def shared_session_cases(draw: Draw) -> Scenario:
         "session_store": True,  # without one a restart loses its turn: another class
         "state": {"canary": "private-state-of-shared"},
         "actions": [{"tool": "act", "label": "shared-act"}],
-        "turns": [[{"tool": "act", "id": draw(st.sampled_from(("t1", "t2")))}]],
+        "turns": [[{"tool": "act", "id": draw(drawn.sampled(("t1", "t2")))}]],
     }
     tree["sub_agents"] = [*tree["sub_agents"], shared]
     ids = [call["id"] for call in tree["turns"][0]]
@@ -110,12 +113,12 @@ def shared_session_cases(draw: Draw) -> Scenario:
     ]
     base, after_run = _parked(tree)
     steps: list[Step] = [Run(run="p1")]
-    if draw(st.booleans()):
+    if draw(drawn.BOOLEANS):
         steps.append(Restart(restart=True))
     labels = sorted({label for label, _ in after_run.pending})
-    first_part = draw(st.lists(st.sampled_from(labels), min_size=1, unique=True))
+    first_part = draw(drawn.lists_of(labels, min_size=1, unique=True))
     steps.append(Answer(answer=dict.fromkeys(sorted(first_part), "approve")))
-    if draw(st.booleans()):
+    if draw(drawn.BOOLEANS):
         steps.append(Restart(restart=True))
     steps.append(Answer(answer=dict.fromkeys(labels, "approve")))
     return base.model_copy(update={"steps": tuple(steps)})
@@ -130,14 +133,14 @@ def _parking_sub_agent(draw: Draw, depth: int, max_depth: int, names: count[int]
         "answer": f"{name} finished",
     }
     tools = ["act"]
-    if depth < max_depth and draw(st.integers(0, 2)) == 2:
+    if depth < max_depth and draw(drawn.integers(0, 2)) == 2:
         nested = _parking_sub_agent(draw, depth + 1, max_depth, names)
         agent["sub_agents"] = [nested]
         tools.append(nested["name"])
-    if draw(st.booleans()):
+    if draw(drawn.BOOLEANS):
         agent["stateful_provider"] = True
-    if draw(st.integers(0, 2)) == 2:
-        agent["window"] = {"size": draw(st.sampled_from((2, 3))), "per_turn": 2}
+    if draw(drawn.integers(0, 2)) == 2:
+        agent["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
     agent["turns"] = [_one_turn(draw, tools)]
     return agent
 

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+import scenarios.strategies.drawn as drawn
 from scenarios.model import Agent, Answer, Deploy, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
 from scenarios.strategies.families import DESCRIPTION, SOURCE, Capabilities, Draw, _can, trees
@@ -65,7 +66,7 @@ def _rename(draw: Draw, tree: Tree, fresh: Callable[[], int]) -> bool:
     subs = [(sub, parent) for sub, parent in _agents(tree) if parent is not None]
     if not subs:
         return False
-    sub, parent = draw(st.sampled_from(subs))
+    sub, parent = draw(drawn.sampled(subs))
     assert parent is not None
     number = fresh()
     old, new = sub["name"], f"{sub['name']}r{number}"
@@ -81,8 +82,8 @@ def _replace_tool(draw: Draw, tree: Tree, fresh: Callable[[], int]) -> bool:
     acting = [agent for agent, _ in _agents(tree) if agent.get("actions")]
     if not acting:
         return False
-    agent = draw(st.sampled_from(acting))
-    action = draw(st.sampled_from(agent["actions"]))
+    agent = draw(drawn.sampled(acting))
+    action = draw(drawn.sampled(agent["actions"]))
     number = fresh()
     old = action["tool"]
     action["tool"] = f"{old}v{number}"
@@ -94,7 +95,7 @@ def _replace_tool(draw: Draw, tree: Tree, fresh: Callable[[], int]) -> bool:
 
 
 def _add_action(draw: Draw, tree: Tree, fresh: Callable[[], int]) -> bool:
-    agent, _ = draw(st.sampled_from(list(_agents(tree))))
+    agent, _ = draw(drawn.sampled(list(_agents(tree))))
     number = fresh()
     agent.setdefault("actions", []).append({"tool": f"added{number}", "label": f"added-{number}"})
     return True
@@ -104,11 +105,11 @@ def _resize_window(draw: Draw, tree: Tree, fresh: Callable[[], int]) -> bool:
     windowed = [agent for agent, _ in _agents(tree) if agent.get("window")]
     if not windowed:
         return False
-    agent = draw(st.sampled_from(windowed))
+    agent = draw(drawn.sampled(windowed))
     size = agent["window"]["size"]
     agent["window"] = {
         **agent["window"],
-        "size": draw(st.sampled_from([2, 3, 4, 6]).filter(lambda n: n != size)),
+        "size": draw(drawn.sampled([2, 3, 4, 6]).filter(lambda n: n != size)),
     }
     return True
 
@@ -121,7 +122,7 @@ def _toggle_preserve_context(draw: Draw, tree: Tree, fresh: Callable[[], int]) -
     ]
     if not stored:
         return False
-    sub = draw(st.sampled_from(stored))
+    sub = draw(drawn.sampled(stored))
     sub["preserve_context"] = not sub.get("preserve_context", False)
     return True
 
@@ -143,7 +144,7 @@ def deployed_tree(
     if can("preserve_context"):
         changes.append(_toggle_preserve_context)
     changed = copy.deepcopy(tree)
-    wanted = draw(st.integers(1, 2))
+    wanted = draw(drawn.integers(1, 2))
     made = 0
     for change in draw(st.permutations(changes)):
         if made == wanted:
@@ -173,7 +174,7 @@ def deploy_scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities 
     expected = oracle.step(0, steps[0])
     current = tree
     prompts = count(2)
-    for position in range(draw(st.integers(1, max_steps))):
+    for position in range(draw(drawn.integers(1, max_steps))):
         pending = sorted({label for label, _ in expected.pending})
         answers = [index for index, step in enumerate(steps) if isinstance(step, Answer)]
         choices = ["deploy"] if position == 0 and pending else ["deploy", "restart"]
@@ -181,22 +182,22 @@ def deploy_scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities 
             choices += ["answer", "answer", "answer"] if pending else ["run"]
             if answers:
                 choices.append("resend")
-        kind = draw(st.sampled_from(choices))
+        kind = draw(drawn.sampled(choices))
         step: Step
         if kind == "deploy":
             current = draw(deployed_tree(current, fresh, capabilities))
             step = Restart(restart=Deploy(tree=Agent.model_validate(current)))
         elif kind == "answer":
-            chosen = draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
+            chosen = draw(drawn.lists_of(pending, min_size=1, unique=True))
             responses = {
-                label: draw(st.sampled_from(("approve", "approve", "approve", "deny")))
+                label: draw(drawn.sampled(("approve", "approve", "approve", "deny")))
                 for label in chosen
             }
             step = Answer(answer=responses)
         elif kind == "restart":
             step = Restart(restart=True)
         elif kind == "resend":
-            step = Resend(resend=draw(st.sampled_from(answers)))
+            step = Resend(resend=draw(drawn.sampled(answers)))
         else:
             step = Run(run=f"p{next(prompts)}")
         steps.append(step)

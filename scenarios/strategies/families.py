@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+import scenarios.strategies.drawn as drawn
 from scenarios.corruptions import CORRUPTION_CAPABILITY
 from scenarios.model import Answer, Corrupt, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
@@ -78,7 +79,7 @@ def trees(
     """An agent tree as scenario data; names and labels are unique, tool names may repeat.
     Only what a target with ``capabilities`` can express is drawn (None: everything)."""
     names = count(1)
-    depth_limit = draw(st.integers(1, max_depth))
+    depth_limit = draw(drawn.integers(1, max_depth))
     return _agent(draw, "orchestrator", 1, depth_limit, names, sub=False, can=_can(capabilities))
 
 
@@ -99,15 +100,15 @@ def _agent(
     questions = (1, 1, 1, 2) if can("multi_question") else (1,)
     actions = [
         {
-            "tool": draw(st.sampled_from(("act", "deploy"))) + str(index),
+            "tool": draw(drawn.sampled(("act", "deploy"))) + str(index),
             "label": f"{name}-{index}",
-            "questions": draw(st.sampled_from(questions)),
+            "questions": draw(drawn.sampled(questions)),
         }
-        for index in range(draw(st.integers(0 if depth < depth_limit else 1, 2)))
+        for index in range(draw(drawn.integers(0 if depth < depth_limit else 1, 2)))
     ]
     sub_agents = []
     if depth < depth_limit:
-        fan_out = draw(st.integers(1, 3))
+        fan_out = draw(drawn.integers(1, 3))
         sub_agents = [
             _agent(draw, f"s{next(names)}", depth + 1, depth_limit, names, sub=True, can=can)
             for _ in range(fan_out)
@@ -124,18 +125,18 @@ def _agent(
             empty=can("empty_tool_use_ids"),
         ),
     }
-    if sub and can("preserve_context") and draw(st.integers(0, 3)) == 0:
+    if sub and can("preserve_context") and draw(drawn.integers(0, 3)) == 0:
         agent["preserve_context"] = True
         # rare: a storeless one makes the restart-free control inapplicable to the whole run
         if can("storeless_sub_agents"):
-            agent["session_store"] = draw(st.sampled_from((True,) * 5 + (False,)))
-    if can("stateful_provider") and draw(st.integers(0, 3)) == 0:
+            agent["session_store"] = draw(drawn.sampled((True,) * 5 + (False,)))
+    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
         agent["stateful_provider"] = True
-    if can("sliding_window") and draw(st.integers(0, 3)) == 0:
+    if can("sliding_window") and draw(drawn.integers(0, 3)) == 0:
         # small windows trimming every other call: where a lost call count shows
         agent["window"] = {
-            "size": draw(st.sampled_from((2, 2, 3, 4))),
-            "per_turn": draw(st.sampled_from((1, 2, 2, 3))),
+            "size": draw(drawn.sampled((2, 2, 3, 4))),
+            "per_turn": draw(drawn.sampled((1, 2, 2, 3))),
         }
     return agent
 
@@ -150,18 +151,13 @@ def _turns(
         return []
     turns = []
     used: set[str] = set()
-    for _ in range(draw(st.integers(1, 2))):
-        called = draw(st.lists(st.sampled_from(tools), min_size=1, max_size=len(tools) + 1))
+    for _ in range(draw(drawn.integers(1, 2))):
+        called = draw(drawn.lists_of(tools, min_size=1, max_size=len(tools) + 1))
         alphabet = [i for i in TOOL_USE_IDS if (i or empty) and (repeats or i not in used)]
         fresh = (f"u{n}" for n in count() if f"u{n}" not in used)
         alphabet += [next(fresh) for _ in range(len(called) - len(alphabet))]
         ids = draw(
-            st.lists(
-                st.sampled_from(alphabet),
-                min_size=len(called),
-                max_size=len(called),
-                unique=True,
-            )
+            drawn.lists_of(alphabet, min_size=len(called), max_size=len(called), unique=True)
         )
         used.update(ids)
         turns.append(
@@ -182,7 +178,7 @@ def scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities = None)
     steps: list[Step] = []
     restarts = can("restart")
     damages = [kind for kind in GENERATED_CORRUPTIONS if can(f"{CORRUPTION_CAPABILITY}{kind}")]
-    if restarts and draw(st.booleans()):
+    if restarts and draw(drawn.BOOLEANS):
         steps.append(Restart(restart=True))
     steps.append(Run(run="p1"))
     base = Scenario.model_validate(
@@ -192,7 +188,7 @@ def scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities = None)
     expected = [oracle.step(index, step) for index, step in enumerate(steps)][-1]
     prompts = count(2)
     corrupted = False
-    for _ in range(draw(st.integers(1, max_steps))):
+    for _ in range(draw(drawn.integers(1, max_steps))):
         pending = sorted({label for label, _ in expected.pending})
         answers = [i for i, step in enumerate(steps) if isinstance(step, Answer)]
         choices = ["restart", "restart"] if restarts else []
@@ -204,29 +200,25 @@ def scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities = None)
             choices += ["resend", "resend"]
         if expected.parked_continuations and not corrupted and damages:
             choices.append("corrupt")
-        kind = draw(st.sampled_from(choices))
+        kind = draw(drawn.sampled(choices))
         step: Step
         if kind == "answer":
             # answering everything ends turns (later calls follow); a subset is a partial answer
-            every = draw(st.sampled_from((True, True, False, False, False)))
-            chosen = (
-                pending
-                if every
-                else draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
-            )
+            every = draw(drawn.sampled((True, True, False, False, False)))
+            chosen = pending if every else draw(drawn.lists_of(pending, min_size=1, unique=True))
             responses = {
-                label: draw(st.sampled_from(("approve", "approve", "deny"))) for label in chosen
+                label: draw(drawn.sampled(("approve", "approve", "deny"))) for label in chosen
             }
             step = Answer(answer=responses)
         elif kind == "restart":
             step = Restart(restart=True)
         elif kind == "resend":
-            step = Resend(resend=draw(st.sampled_from(answers)))
+            step = Resend(resend=draw(drawn.sampled(answers)))
         elif kind == "corrupt":
             corrupted = True
             step = Corrupt(
-                corrupt=draw(st.sampled_from(damages)),
-                which=draw(st.integers(0, expected.parked_continuations - 1)),
+                corrupt=draw(drawn.sampled(damages)),
+                which=draw(drawn.integers(0, expected.parked_continuations - 1)),
             )
         else:
             step = Run(run=f"p{next(prompts)}")
@@ -248,19 +240,19 @@ def restore_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario
     names = count(1)
     sub_agents = []
     ids = [i for i in TOOL_USE_IDS if i or can("empty_tool_use_ids")]
-    for _ in range(draw(st.integers(1, 2))):
+    for _ in range(draw(drawn.integers(1, 2))):
         name = f"s{next(names)}"
         sub: dict[str, Any] = {
             "name": name,
             "actions": [{"tool": "act", "label": f"{name}-act"}],
-            "turns": [[{"tool": "act", "id": draw(st.sampled_from(ids))}]],
+            "turns": [[{"tool": "act", "id": draw(drawn.sampled(ids))}]],
         }
-        if can("stateful_provider") and draw(st.booleans()):
+        if can("stateful_provider") and draw(drawn.BOOLEANS):
             sub["stateful_provider"] = True
-        if can("sliding_window") and draw(st.booleans()):
+        if can("sliding_window") and draw(drawn.BOOLEANS):
             sub["window"] = {
-                "size": draw(st.sampled_from((2, 3))),
-                "per_turn": draw(st.sampled_from((2, 3))),
+                "size": draw(drawn.sampled((2, 3))),
+                "per_turn": draw(drawn.sampled((2, 3))),
             }
         sub_agents.append(sub)
     calls = [
@@ -270,7 +262,7 @@ def restore_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario
     tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
     steps: list[Any] = []
     labels = {sub["name"] + "-act": "approve" for sub in sub_agents}
-    for prompt in range(draw(st.integers(1, 3))):
+    for prompt in range(draw(drawn.integers(1, 3))):
         steps += [{"run": f"p{prompt + 1}"}, *(["restart"] * can("restart")), {"answer": labels}]
     return Scenario.model_validate(
         {"description": DESCRIPTION, "source": SOURCE, "tree": tree, "steps": steps}
@@ -294,12 +286,14 @@ def effects_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario
     can = _can(capabilities)
     names = count(1)
     ids = IdDrawer(draw, can("repeated_tool_use_ids"), can("empty_tool_use_ids"))
-    workers = [_worker(draw, names, ids, can, nested=True) for _ in range(draw(st.integers(1, 2)))]
+    workers = [
+        _worker(draw, names, ids, can, nested=True) for _ in range(draw(drawn.integers(1, 2)))
+    ]
     calls: list[dict[str, Any]] = [{"tool": worker["name"]} for worker in workers]
     tree: dict[str, Any] = {"name": "orchestrator", "sub_agents": workers}
-    if draw(st.integers(0, 3)) == 0:  # the orchestrator's own effect beside its calls
+    if draw(drawn.integers(0, 3)) == 0:  # the orchestrator's own effect beside its calls
         tree["effects"] = [{"tool": "lookup"}]
-        calls.insert(draw(st.integers(0, len(calls))), {"tool": "lookup"})
+        calls.insert(draw(drawn.integers(0, len(calls))), {"tool": "lookup"})
     tree["turns"] = [ids.turn(calls)]
     return _played(draw, tree, can)
 
@@ -324,9 +318,7 @@ class IdDrawer:
         fresh = (f"u{n}" for n in count() if f"u{n}" not in self.used)
         alphabet += [next(fresh) for _ in range(len(calls) - len(alphabet))]
         chosen = self.draw(
-            st.lists(
-                st.sampled_from(alphabet), min_size=len(calls), max_size=len(calls), unique=True
-            )
+            drawn.lists_of(alphabet, min_size=len(calls), max_size=len(calls), unique=True)
         )
         self.used.update(chosen)
         return [
@@ -341,20 +333,20 @@ def _worker(
     ``nested`` allows, rarely) a nested sub-agent's that does the same."""
     name = f"s{next(names)}"
     worker: dict[str, Any] = {"name": name}
-    effects = draw(st.lists(st.sampled_from(EFFECT_TOOLS), min_size=1, max_size=2, unique=True))
+    effects = draw(drawn.lists_of(EFFECT_TOOLS, min_size=1, max_size=2, unique=True))
     worker["effects"] = [{"tool": tool} for tool in effects]
-    if nested and draw(st.integers(0, 4)) == 0:
+    if nested and draw(drawn.integers(0, 4)) == 0:
         inner = _worker(draw, names, ids, can, nested=False)
         worker["sub_agents"] = [inner]
         asker = inner["name"]
     else:
         action: dict[str, Any] = {"tool": "act", "label": f"{name}-0"}
-        if can("multi_question") and draw(st.integers(0, 3)) == 0:
+        if can("multi_question") and draw(drawn.integers(0, 3)) == 0:
             action["questions"] = 2
         worker["actions"] = [action]
         asker = "act"
     first, last = effects[0], effects[-1]
-    shape = draw(st.sampled_from(("before", "beside", "beside-after", "after", "around")))
+    shape = draw(drawn.sampled(("before", "beside", "beside-after", "after", "around")))
     turns = {
         "before": [[first], [asker]],
         "beside": [[first, asker]],
@@ -364,12 +356,12 @@ def _worker(
     }[shape]
     mine = ids.agent()
     worker["turns"] = [mine.turn([{"tool": tool} for tool in turn]) for turn in turns]
-    if can("preserve_context") and draw(st.integers(0, 4)) == 0:
+    if can("preserve_context") and draw(drawn.integers(0, 4)) == 0:
         worker["preserve_context"] = True
-    if can("stateful_provider") and draw(st.integers(0, 3)) == 0:
+    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
         worker["stateful_provider"] = True
-    if can("sliding_window") and draw(st.integers(0, 4)) == 0:
-        worker["window"] = {"size": draw(st.sampled_from((2, 3))), "per_turn": 2}
+    if can("sliding_window") and draw(drawn.integers(0, 4)) == 0:
+        worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
     return worker
 
 
@@ -378,7 +370,7 @@ def _played(draw: Draw, tree: dict[str, Any], can: Callable[[str], bool]) -> Sce
     and later prompts, each drawn against the oracle as the general family draws them."""
     steps: list[Step] = []
     restarts = can("restart")
-    if restarts and draw(st.integers(0, 3)) == 0:
+    if restarts and draw(drawn.integers(0, 3)) == 0:
         steps.append(Restart(restart=True))
     steps.append(Run(run="p1"))
     base = Scenario.model_validate(
@@ -387,26 +379,26 @@ def _played(draw: Draw, tree: dict[str, Any], can: Callable[[str], bool]) -> Sce
     oracle = Oracle(base)
     expected = [oracle.step(index, step) for index, step in enumerate(steps)][-1]
     prompts = count(2)
-    for _ in range(draw(st.integers(1, 5))):
+    for _ in range(draw(drawn.integers(1, 5))):
         pending = sorted({label for label, _ in expected.pending})
         answers = [i for i, step in enumerate(steps) if isinstance(step, Answer)]
         choices = ["restart", "restart"] if restarts else []
         choices += ["answer"] * 3 if pending else ["run"]
         if answers:
             choices.append("resend")
-        kind = draw(st.sampled_from(choices))
+        kind = draw(drawn.sampled(choices))
         step: Step
         if kind == "answer":
-            chosen = draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
+            chosen = draw(drawn.lists_of(pending, min_size=1, unique=True))
             responses = {
-                label: draw(st.sampled_from(("approve", "approve", "approve", "deny")))
+                label: draw(drawn.sampled(("approve", "approve", "approve", "deny")))
                 for label in chosen
             }
             step = Answer(answer=responses)
         elif kind == "restart":
             step = Restart(restart=True)
         elif kind == "resend":
-            step = Resend(resend=draw(st.sampled_from(answers)))
+            step = Resend(resend=draw(drawn.sampled(answers)))
         else:
             step = Run(run=f"p{next(prompts)}")
         steps.append(step)

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+import scenarios.strategies.drawn as drawn
 from scenarios.model import Answer, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
 from scenarios.strategies.families import DESCRIPTION, SOURCE, Capabilities, Draw, trees
@@ -43,7 +44,7 @@ def gated_trees(draw: Draw, capabilities: Capabilities = None) -> dict[str, Any]
     nested = trees(max_depth=MAX_DEPTH, capabilities=capabilities)
     tree: dict[str, Any] = draw(nested.filter(lambda drawn: any(_called(drawn))))
     subs = list(_called(tree))
-    gated = [sub for sub in subs if draw(st.booleans())] or subs[:1]
+    gated = [sub for sub in subs if draw(drawn.BOOLEANS)] or subs[:1]
     for sub in gated:
         sub["gate"] = sub["name"] + GATE_SUFFIX
     return tree
@@ -68,7 +69,7 @@ def gated_scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities =
     restarts = capabilities is None or "restart" in capabilities
     tree = draw(gated_trees(capabilities=capabilities))
     steps: list[Step] = []
-    if restarts and draw(st.booleans()):
+    if restarts and draw(drawn.BOOLEANS):
         steps.append(Restart(restart=True))
     steps.append(Run(run="p1"))
     base = Scenario.model_validate(
@@ -77,31 +78,27 @@ def gated_scenarios(draw: Draw, max_steps: int = 6, capabilities: Capabilities =
     oracle = Oracle(base)
     expected = [oracle.step(index, step) for index, step in enumerate(steps)][-1]
     prompts = count(2)
-    for _ in range(draw(st.integers(1, max_steps))):
+    for _ in range(draw(drawn.integers(1, max_steps))):
         pending = sorted({label for label, _ in expected.pending})
         answers = [index for index, step in enumerate(steps) if isinstance(step, Answer)]
         choices = ["restart"] if restarts else []
         choices += ["answer", "answer", "answer"] if pending else ["run"]
         if answers:
             choices.append("resend")
-        kind = draw(st.sampled_from(choices))
+        kind = draw(drawn.sampled(choices))
         step: Step
         if kind == "answer":
-            every = draw(st.sampled_from((True, True, False)))
-            chosen = (
-                pending
-                if every
-                else draw(st.lists(st.sampled_from(pending), min_size=1, unique=True))
-            )
+            every = draw(drawn.sampled((True, True, False)))
+            chosen = pending if every else draw(drawn.lists_of(pending, min_size=1, unique=True))
             responses = {
-                label: draw(st.sampled_from(("approve", "approve", "approve", "deny")))
+                label: draw(drawn.sampled(("approve", "approve", "approve", "deny")))
                 for label in chosen
             }
             step = Answer(answer=responses)
         elif kind == "restart":
             step = Restart(restart=True)
         elif kind == "resend":
-            step = Resend(resend=draw(st.sampled_from(answers)))
+            step = Resend(resend=draw(drawn.sampled(answers)))
         else:
             step = Run(run=f"p{next(prompts)}")
         steps.append(step)

@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
+import scenarios.strategies.drawn as drawn
 from scenarios.classes import retries_happen
 from scenarios.model import Scenario
 from scenarios.strategies.families import Capabilities, Draw, _can, _played, trees
@@ -38,7 +39,7 @@ def can_draw(capabilities: Capabilities) -> bool:
 
 
 def _retry(draw: Draw) -> dict[str, Any]:
-    return {"after": draw(st.sampled_from(("result", "error"))), "times": draw(st.integers(1, 2))}
+    return {"after": draw(drawn.sampled(("result", "error"))), "times": draw(drawn.integers(1, 2))}
 
 
 @st.composite
@@ -48,12 +49,12 @@ def retried_trees(draw: Draw, capabilities: Capabilities = None) -> dict[str, An
     nested = trees(max_depth=MAX_DEPTH, capabilities=capabilities)
     tree: dict[str, Any] = draw(nested.filter(lambda drawn: bool(drawn["sub_agents"])))
     subs = list(_sub_agents(tree))
-    retried = [sub for sub in subs if draw(st.booleans())] or subs[:1]
+    retried = [sub for sub in subs if draw(drawn.BOOLEANS)] or subs[:1]
     for sub in retried:
         sub["retry"] = _retry(draw)
     for agent in [tree, *subs]:
         for action in agent["actions"]:
-            if draw(st.booleans()):
+            if draw(drawn.BOOLEANS):
                 action["retry"] = _retry(draw)
     return tree
 
