@@ -11,9 +11,10 @@ would, but only while it is still as damaged: what a target rewrote since is nev
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
-import tempfile
+import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -24,6 +25,12 @@ from fakes.corruption import ContinuationFormat, CorruptionNotApplicable, apply
 from scenarios.corruptions import Corruption
 
 KEY_PREFIX = "key-"
+TEMPORARY = ".tmp-"  # how a value being written is named, until it is renamed to its key's file
+
+
+@functools.cache
+def _file_name(key: str) -> str:
+    return KEY_PREFIX + quote(key, safe="")
 
 
 @dataclass(frozen=True)
@@ -34,7 +41,7 @@ class StoredContinuation:
     path: tuple[Any, ...]
     value: Any
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         """Bytes of its canonical compact JSON."""
         text = json.dumps(self.value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -76,25 +83,31 @@ class FileStore:
         self.directory = directory
         directory.mkdir(parents=True, exist_ok=True)
 
-    def _path(self, key: str) -> Path:
-        return self.directory / (KEY_PREFIX + quote(key, safe=""))
+    def _path(self, key: str) -> str:
+        return os.path.join(self.directory, _file_name(key))
 
     def get(self, key: str) -> bytes | None:
-        path = self._path(key)
-        return path.read_bytes() if path.exists() else None
+        try:
+            with open(self._path(key), "rb") as stream:
+                return stream.read()
+        except FileNotFoundError:
+            return None
 
     def put(self, key: str, value: bytes) -> None:
-        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+        # the temporary file is this writer's own (process and thread in its name), so no other
+        # writer can open it, and the rename replaces the value whole
+        path = self._path(key)
+        temporary = f"{self.directory}/{TEMPORARY}{os.getpid()}-{threading.get_ident()}"
         try:
-            with os.fdopen(handle, "wb") as stream:
+            with open(temporary, "wb") as stream:
                 stream.write(value)
-            os.replace(temporary, self._path(key))
+            os.replace(temporary, path)
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
 
     def delete(self, key: str) -> None:
-        self._path(key).unlink(missing_ok=True)
+        Path(self._path(key)).unlink(missing_ok=True)
 
     def keys(self) -> list[str]:
         return sorted(
@@ -134,6 +147,8 @@ class CorruptingStore:
         self.format = continuation_format
         self.damages_file = damages_file
         self._damages: list[Damage] = []
+        # what continuations() last found under each key, with the bytes it was found in
+        self._located: dict[str, tuple[bytes, list[StoredContinuation]]] = {}
         self.before_put: Callable[[], None] | None = None  # a crash point: called before a write
 
     def get(self, key: str) -> bytes | None:
@@ -151,22 +166,37 @@ class CorruptingStore:
         return self.inner.keys()
 
     def continuations(self) -> list[StoredContinuation]:
-        """Every stored continuation, in stable order (by key, then by path)."""
+        """Every stored continuation, in stable order (by key, then by path).  Their values are
+        shared with later calls while the bytes they were read from stay the same: read them,
+        never change them."""
         found: list[StoredContinuation] = []
+        located: dict[str, tuple[bytes, list[StoredContinuation]]] = {}
         for key in self.keys():
             value = self.inner.get(key)
             if value is None:
                 continue
-            try:
-                document = json.loads(value)
-            except ValueError:
-                continue
-            for path in self.format.locate(document):
-                entry = document
-                for step in path:
-                    entry = entry[step]
-                found.append(StoredContinuation(key, path, entry))
+            earlier = self._located.get(key)
+            if earlier is not None and earlier[0] == value:  # unchanged: read and measured once
+                entries = earlier[1]
+            else:
+                entries = self._locate(key, value)
+            located[key] = (value, entries)
+            found.extend(entries)
+        self._located = located
         return found
+
+    def _locate(self, key: str, value: bytes) -> list[StoredContinuation]:
+        try:
+            document = json.loads(value)
+        except ValueError:
+            return []
+        entries = []
+        for path in self.format.locate(document):
+            entry = document
+            for step in path:
+                entry = entry[step]
+            entries.append(StoredContinuation(key, path, entry))
+        return entries
 
     def corrupt(self, corruption: Corruption, which: int = 0, pick: int = 0) -> str:
         """Apply ``corruption`` to the ``which``-th stored continuation (``pick`` chooses the
