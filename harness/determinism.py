@@ -26,9 +26,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
@@ -95,17 +97,22 @@ def run_once(
     *,
     contention: bool,
     first_seed: int = FIRST_SEED,
+    core: int | None = None,
 ) -> Run:
     """One ``check`` in a fresh process, with ``PYTHONHASHSEED`` ``first_seed + index``.  The
     first run writes its reports into ``reports`` itself, as ``check`` would (so this command can
     stand in for ``check``), the others into ``reports/determinism/run-INDEX``; every run's
-    output goes to ``run-INDEX.log`` there."""
+    output goes to ``run-INDEX.log`` there.  ``core``: the one a contended run is pinned to
+    (default: the highest this process may use)."""
     seed = first_seed + index
     where = reports if index == 0 else reports / RUNS / f"run-{index}"
     where.mkdir(parents=True, exist_ok=True)
     (reports / RUNS).mkdir(parents=True, exist_ok=True)
     environment = {**os.environ, "PYTHONHASHSEED": str(seed)}
-    with contended(contention) as pin, (reports / RUNS / f"run-{index}.log").open("wb") as log:
+    with (
+        contended(contention, core) as pin,
+        (reports / RUNS / f"run-{index}.log").open("wb") as log,
+    ):
         process = subprocess.Popen(
             check_command(check_arguments, where),
             env=environment,
@@ -120,14 +127,54 @@ def run_once(
     return Run(index, seed, contention, exit_code, files)
 
 
+def contended_runs(
+    indices: Sequence[int],
+    check_arguments: Sequence[str],
+    reports: Path,
+    *,
+    first_seed: int = FIRST_SEED,
+    jobs: int = 1,
+) -> list[Run]:
+    """The runs ``indices``, each under contention, ``jobs`` of them at a time where runs can be
+    pinned: each on a core of its own (the highest ones this process may use), with a busy
+    process of its own on that core, so each run meets the same contention as it would alone.
+    Which run ends first changes nothing: each run's seed, folder and log follow its index, and
+    the runs come back in the order of ``indices``."""
+    cores = usable_cores()[-jobs:] if PINNED else [None]
+    free: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+    for core in cores:
+        free.put(core)
+
+    def run(index: int) -> Run:
+        core = free.get()
+        try:
+            return run_once(
+                index, check_arguments, reports, contention=True, first_seed=first_seed, core=core
+            )
+        finally:
+            free.put(core)
+
+    with ThreadPoolExecutor(max_workers=len(cores)) as pool:
+        return list(pool.map(run, indices))
+
+
+def usable_cores() -> list[int]:
+    """The cores this process may run on, lowest first (every core the system counts where it
+    cannot say)."""
+    if PINNED:
+        return sorted(os.sched_getaffinity(0))
+    return list(range(os.cpu_count() or 1))
+
+
 @contextmanager
-def contended(contention: bool) -> Iterator[Callable[[int], None]]:
+def contended(contention: bool, core: int | None = None) -> Iterator[Callable[[int], None]]:
     """For as long as the block runs, ``CONTENTION`` (or nothing); yields what to do with the
-    process that is to run under it."""
+    process that is to run under it.  ``core``: where a pinned run goes (default: the highest
+    core this process may use)."""
     if not contention:
         yield _pin_nowhere
     elif PINNED:
-        core = max(os.sched_getaffinity(0))
+        core = max(os.sched_getaffinity(0)) if core is None else core
         with busy_cores(1, core=core):
             yield partial(_pin, core=core)
     else:

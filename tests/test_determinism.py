@@ -199,3 +199,40 @@ def test_a_busy_process_runs_at_the_stated_niceness() -> None:
             nice = int(Path(f"/proc/{busy}/stat").read_text().rsplit(")", 1)[1].split()[16])
             deadline -= 1
     assert nice == determinism.BUSY_NICENESS
+
+
+def test_contended_runs_at_a_time_each_get_a_core_of_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two at a time on the two highest cores, each run with a busy process of its own there;
+    the runs come back in index order with their own seeds, whichever ended first."""
+    monkeypatch.setattr(determinism, "check_command", fake_check("seeded"))
+    monkeypatch.setattr(determinism, "usable_cores", lambda: [0, 1, 2])
+    pinned: list[tuple[int, int]] = []
+    monkeypatch.setattr(determinism, "_pin", lambda pid, core: pinned.append((pid, core)))
+    runs = determinism.contended_runs(range(1, 5), [], tmp_path, first_seed=12, jobs=2)
+    assert [(run.index, run.seed, run.contention) for run in runs] == [
+        (1, 13, True),
+        (2, 14, True),
+        (3, 15, True),
+        (4, 16, True),
+    ]
+    assert all(
+        run.files[DIGESTS].endswith(f"{run.seed}  reference/wobbly\n".encode()) for run in runs
+    )
+    # each run: its busy process, then the run itself, on one core; never core 0
+    assert len(pinned) == 8
+    assert {core for _, core in pinned} == {1, 2}
+    assert not any(_alive(pid) for pid, _ in pinned)
+
+
+def test_one_job_runs_the_contended_runs_one_after_another_on_the_highest_core(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(determinism, "check_command", fake_check("steady"))
+    monkeypatch.setattr(determinism, "usable_cores", lambda: [0, 1, 2])
+    pinned: list[int] = []
+    monkeypatch.setattr(determinism, "_pin", lambda pid, core: pinned.append(core))
+    runs = determinism.contended_runs(range(1, 3), [], tmp_path, jobs=1)
+    assert [run.index for run in runs] == [1, 2]
+    assert pinned == [2, 2, 2, 2]

@@ -20,6 +20,7 @@ from harness.commands.options import (
     add_command,
     count,
     findings_option,
+    positive,
     reports_option,
 )
 from harness.commands.planning import PROFILES
@@ -34,7 +35,8 @@ def add_parser(commands: Commands) -> None:
         help="run check again and again, the machine quiet then busy: same bytes every time?",
         description="Run `check` with these options in a fresh process once on the machine as "
         "it is, then REPEATS times under contention (on Linux pinned to one core a busy "
-        "process at niceness 5 shares; elsewhere one busy process per core), each with another "
+        "process at niceness 5 shares, JOBS runs at a time on cores of their own; elsewhere one "
+        "run at a time under one busy process per core), each with another "
         "PYTHONHASHSEED; every report and every history (histories.sha256) must be the same "
         "bytes as the first run's.  The first run writes its reports into --reports as check "
         "would; the others, and every run's log, go to --reports/determinism/; then "
@@ -64,6 +66,15 @@ def add_parser(commands: Commands) -> None:
         help="the first run's PYTHONHASHSEED; run i has S + i (default 1): runs split across "
         "processes cover distinct seeds when each starts where the last one's end",
     )
+    repeated.add_argument(
+        "--jobs",
+        type=positive,
+        default=len(determinism.usable_cores()),
+        metavar="N",
+        help="contended runs at a time, each pinned to a core of its own with a busy process of "
+        "its own (default: one per core this process may use; at most that many; where runs "
+        "cannot be pinned, one at a time)",
+    )
     reports_option(repeated)
 
 
@@ -85,15 +96,18 @@ def run(arguments: argparse.Namespace) -> int:
     targets = targets_named(arguments.target)  # an unknown target is refused before any run
     folders = findings_search_path(arguments.findings)
     check_findings_files(targets, folders)  # so is a bad findings path
+    first = determinism.run_once(
+        0, check_arguments, arguments.reports, contention=False, first_seed=arguments.first_seed
+    )
     runs = [
-        determinism.run_once(
-            index,
+        first,
+        *determinism.contended_runs(
+            range(1, arguments.repeats + 1),
             check_arguments,
             arguments.reports,
-            contention=index > 0,
             first_seed=arguments.first_seed,
-        )
-        for index in range(arguments.repeats + 1)
+            jobs=arguments.jobs,
+        ),
     ]
     first_output = (arguments.reports / determinism.RUNS / "run-0.log").read_text(encoding="utf-8")
     if runs[0].exit_code == EXIT_BAD_INPUT:
