@@ -60,11 +60,13 @@ class Interrupt:
 
     @classmethod
     def from_json(cls, data: dict[str, JSON]) -> Interrupt:
+        return cls.owning(copy_json(data))
+
+    @classmethod
+    def owning(cls, data: dict[str, JSON]) -> Interrupt:
+        """``from_json`` of data nothing else holds: its values are taken, not copied."""
         return cls(
-            id=data["id"],
-            name=data["name"],
-            reason=copy_json(data["reason"]),
-            response=copy_json(data["response"]),
+            id=data["id"], name=data["name"], reason=data["reason"], response=data["response"]
         )
 
 
@@ -98,10 +100,15 @@ class InterruptState:
 
     @classmethod
     def from_json(cls, data: dict[str, JSON]) -> InterruptState:
+        return cls.owning(copy_json(data))
+
+    @classmethod
+    def owning(cls, data: dict[str, JSON]) -> InterruptState:
+        """``from_json`` of data nothing else holds: its values are taken, not copied."""
         return cls(
             activated=data["activated"],
-            interrupts=[Interrupt.from_json(item) for item in data["interrupts"]],
-            context=copy_json(data["context"]),
+            interrupts=[Interrupt.owning(item) for item in data["interrupts"]],
+            context=data["context"],
         )
 
 
@@ -132,12 +139,18 @@ class AgentState:
 
     @classmethod
     def from_json(cls, data: dict[str, JSON]) -> AgentState:
+        return cls.owning(copy_json(data))
+
+    @classmethod
+    def owning(cls, data: dict[str, JSON]) -> AgentState:
+        """``from_json`` of data nothing else holds (one copy of the whole, not one per part):
+        its values are taken, not copied."""
         return cls(
-            messages=copy_json(data["messages"]),
-            state=copy_json(data["state"]),
-            model_state=copy_json(data["model_state"]),
-            conversation_manager_state=copy_json(data["conversation_manager_state"]),
-            interrupt_state=InterruptState.from_json(data["interrupt_state"]),
+            messages=data["messages"],
+            state=data["state"],
+            model_state=data["model_state"],
+            conversation_manager_state=data["conversation_manager_state"],
+            interrupt_state=InterruptState.owning(data["interrupt_state"]),
             model_turns=data["model_turns"],
         )
 

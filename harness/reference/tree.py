@@ -109,7 +109,7 @@ class Tree:
         self.sessions: dict[str, Agent] = {}  # preserve_context sub-agents with a session store
         self.live_agents: dict[str, Agent] = {}  # every preserve_context sub-agent, by path
         self._stored_sessions: dict[str, JSON] = stored["sessions"] if stored else {}
-        root_state = AgentState.from_json(stored["root"]) if stored else None
+        root_state = AgentState.owning(stored["root"]) if stored else None  # parsed: ours
         self.in_flight: tuple[str, ...] = tuple(stored.get("in_flight", ())) if stored else ()
         self.root = self._build(spec, spec.name, root_state)
 
