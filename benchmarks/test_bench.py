@@ -10,12 +10,13 @@ gates the sizes).  Run once, quickly, as CI does:
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import pytest
 
 from benchmarks import throughput
-from benchmarks.direct import overhead_scenario, run_directly
+from benchmarks.direct import overhead_scenario
 from harness.bench import measure
 from harness.runner import run_scenario
 from harness.targets import registry
@@ -24,7 +25,6 @@ from scenarios.loading import REGRESSIONS, load_scenario
 TARGETS = registry.available()
 # the targets that measure what they store (langgraph's checkpoints are not located)
 SIZED = [name for name in TARGETS if "continuation_bytes" in registry.get(name).info.capabilities]
-STRANDS = "strands" in TARGETS
 
 
 def flat(figures: Any, prefix: str = "") -> dict[str, Any]:
@@ -68,16 +68,26 @@ def test_scenario_runs_per_second(benchmark: Any, name: str) -> None:
         assert units <= limit["max"], f"{name}: {units:.2f} calibration units, over {limit}"
 
 
-@pytest.mark.skipif(not STRANDS, reason="strands-agents is not installed")
-def test_harness_overhead_on_the_sdk(benchmark: Any) -> None:
+# each SDK target and the same tree driven straight through its SDK (benchmarks/direct*.py)
+DIRECT = {
+    "strands": "benchmarks.direct",
+    "langgraph": "benchmarks.direct_langgraph",
+    "openai-agents": "benchmarks.direct_openai_agents",
+}
+
+
+@pytest.mark.parametrize("name", [name for name in DIRECT if name in TARGETS])
+def test_harness_overhead_on_the_sdk(benchmark: Any, name: str) -> None:
     """The same tree through the SDK alone and through the harness, in this run, as a ratio."""
-    target, scenario = registry.get("strands"), overhead_scenario()
+    run_directly = importlib.import_module(DIRECT[name]).run_directly
+    target, scenario = registry.get(name), overhead_scenario()
     history = benchmark.pedantic(
         run_scenario, args=(target, scenario, "overhead"), rounds=3, iterations=1
     )
     assert [step.kind for step in history.steps] == ["run", "answer"]
     assert history.steps[1].executions  # the approval ran the action, as it did directly
+    run_directly()  # which fails unless the approval ran the action there too
     overhead = throughput.ratio(lambda: run_scenario(target, scenario, "overhead"), run_directly)
-    limit = throughput.limits()["strands_overhead"]
+    limit = throughput.limits()["overhead"][name]
     benchmark.extra_info.update(overhead_ratio=round(overhead, 2), overhead_limit=limit)
-    assert overhead <= limit["max"], f"the harness costs {overhead:.2f}x the SDK alone: {limit}"
+    assert overhead <= limit["max"], f"{name}: the harness costs {overhead:.2f}x the SDK alone"
