@@ -142,7 +142,7 @@ def contended_runs(
     the runs come back in the order of ``indices``."""
     cores = usable_cores()[-jobs:] if PINNED else [None]
     free: queue.SimpleQueue[int | None] = queue.SimpleQueue()
-    for core in cores:
+    for core in reversed(cores):  # the highest first: one run alone goes where it always went
         free.put(core)
 
     def run(index: int) -> Run:
