@@ -228,7 +228,7 @@ class Agent:
             raise AgentError(f"agent {self.name!r} has no pending interrupt {unknown}")
         if any(response is None for response in responses.values()):
             raise AgentError("a response must not be null")
-        answered = _answered(self.state, responses)
+        answered = _answered_view(self.state, responses)
         context = answered.interrupt_state.context
         for use in _pending_uses(context[PENDING_TOOL_CALL], context[RESULTS_SO_FAR]):
             tool = self.tools.get(use.name)
@@ -357,13 +357,30 @@ class Agent:
 def _answered(state: AgentState, responses: Mapping[str, JSON]) -> AgentState:
     """A copy of ``state`` with ``responses`` recorded on the questions still unanswered."""
     answered = state.copy()
-    answered.interrupt_state.interrupts = [
-        replace(interrupt, response=copy_json(responses[interrupt.id]))
+    answered.interrupt_state.interrupts = _recorded(answered.interrupt_state, responses, copy_json)
+    return answered
+
+
+def _answered_view(state: AgentState, responses: Mapping[str, JSON]) -> AgentState:
+    """``_answered`` for a reader that changes nothing (``prepare_resume``, ``Tool.prepare``):
+    a new state and interrupt state, but every other part, and the responses, shared with
+    ``state`` and ``responses``, so it costs no copy of the turn."""
+    parked = state.interrupt_state
+    interrupts = _recorded(parked, responses, lambda response: response)
+    return replace(state, interrupt_state=replace(parked, interrupts=interrupts))
+
+
+def _recorded(
+    parked: InterruptState, responses: Mapping[str, JSON], keep: Callable[[JSON], JSON]
+) -> list[Interrupt]:
+    """``parked``'s interrupts with ``responses`` (each as ``keep`` gives it) recorded on the
+    questions still unanswered."""
+    return [
+        replace(interrupt, response=keep(responses[interrupt.id]))
         if interrupt.response is None and interrupt.id in responses
         else interrupt
-        for interrupt in answered.interrupt_state.interrupts
+        for interrupt in parked.interrupts
     ]
-    return answered
 
 
 def _tool_uses(message: Message) -> list[ToolUse]:
