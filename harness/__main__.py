@@ -2,6 +2,9 @@ import os
 import sys
 
 from harness.cli import main
+from harness.execution import settle_between_tasks
+
+settle_between_tasks()
 
 try:
     status = main()

@@ -18,8 +18,6 @@ run goes on with the next scenario.
 
 from __future__ import annotations
 
-import gc
-
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,7 +121,6 @@ def judge(
                         found[checker.id].extend((name, v) for v in violations)
                 runs.append(observe(history, scenario, mine, generated=name in generated))
             done += 1
-            _settle()
             if progress is not None:
                 progress(done, total, result.violation_count + sum(map(len, found.values())))
         result.histories[info.name] = histories
@@ -142,13 +139,6 @@ def judge(
             for checker in CHECKERS
         }
     return result
-
-
-def _settle() -> None:
-    """Collect what the last run left behind, then freeze what lives on, so that no later
-    collection scans it again."""
-    gc.collect()
-    gc.freeze()
 
 
 def _status(

@@ -20,6 +20,7 @@ Only ``--scheduler`` imports ``distributed`` (the ``dask`` extra).
 
 from __future__ import annotations
 
+import gc
 import os
 import socket
 import threading
@@ -92,7 +93,7 @@ class Execution:
         when its result is asked for (as a loop would run it); elsewhere every task is handed
         out at once, and the ones not yet started are cancelled when the iterator is dropped."""
         if self.executor is None:
-            return (work(target, item) for target, item in tasks)
+            return _one_by_one(work, tasks)
         futures = [
             self.executor.submit(perform, work, TargetRef(target.info), item)
             for target, item in tasks
@@ -127,6 +128,34 @@ class Execution:
 
 
 IN_PROCESS: Final = Execution()
+
+
+_settling = False  # set by settle_between_tasks
+
+
+def settle_between_tasks() -> None:
+    """From now on, what each task run in this process leaves behind is collected as it ends
+    (its session, an SDK's objects in cycles), and what lives on (the results kept so far) is
+    frozen.  Python starts a full collection each time its long-lived heap grows by a quarter,
+    scanning all of it, so a check that keeps every history rescanned them again and again (8 of
+    66 CPU-s of a check of the reference and strands); frozen, they are skipped (refcounting
+    still frees them).  For a process that exists to run tasks (``python -m harness``), not for
+    a caller's (a test session's heap is large, and collecting it after every task would cost
+    more than it saves)."""
+    global _settling
+    _settling = True
+
+
+def _one_by_one(
+    work: Callable[[Target, Item], Result], tasks: Sequence[tuple[Target, Item]]
+) -> Generator[Result, None, None]:
+    """The tasks run here, each when its result is asked for (see settle_between_tasks)."""
+    for target, item in tasks:
+        result = work(target, item)
+        if _settling:
+            gc.collect()
+            gc.freeze()
+        yield result
 
 
 _ONE_AT_A_TIME = threading.Lock()
