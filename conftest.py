@@ -23,9 +23,9 @@ collect_ignore = [path for path, module in OPTIONAL_TESTS.items() if find_spec(m
 
 # Python starts a full collection each time its long-lived heap grows by a quarter, and scans all
 # of it: the modules, the SDKs and the collected tests, again and again (13% of the sample env's
-# CPU), and twice more at the end of every session, which mutmut starts once per mutant.  So what
-# is there once pytest is configured is frozen (skipped by every collection; refcounting still
-# frees it), and after each test what it left is collected and what lives on is frozen too.
+# CPU).  So what is there once pytest is configured is frozen (skipped by every collection;
+# refcounting still frees it), and after each test what it left is collected and what lives on
+# is frozen too.  (This is what harness.execution does between the tasks of python -m harness.)
 
 
 def pytest_configure() -> None:
