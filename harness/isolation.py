@@ -6,7 +6,8 @@ from their work directory (the reference and strands targets do): each step runs
 ``python -m harness.isolation NAME WORKDIR`` with the step on standard input, which builds the
 target's session from the work directory, performs the one step, and prints what it observed
 together with the ledger, journal, events and stored sizes.  Nothing survives between steps but
-files, so a restart step has nothing left to drop.
+files, so a restart step has nothing left to drop: the step's session is started
+``kept_on_file()`` (``harness.scratch``), so what the fakes record is on file too.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any, Final
 
+from harness.scratch import kept_on_file
 from harness.targets.base import (
     Observation,
     PendingInterrupt,
@@ -139,7 +141,8 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
         scenario = scenario.model_copy(update={"tree": tree})
     reply: dict[str, Any] = {"error": None, "note": None, "observation": None}
     try:
-        session = registry.get(name).start(scenario, workdir)
+        with kept_on_file():  # the next step's process reads what this one records
+            session = registry.get(name).start(scenario, workdir)
     except Exception as failure:  # a rebuild that fails is what the step observed
         error = f"{type(failure).__name__}: {failure}"
         reply["error"] = error

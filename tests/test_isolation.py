@@ -11,7 +11,8 @@ from harness.checkers import check
 from harness.cli import main
 from harness.history import History
 from harness.isolation import ProcessIsolated, worker
-from harness.runner import run_scenario
+from harness.runner import Recorder, run_scenario
+from harness.scratch import kept_on_file
 from harness.targets import registry
 from scenarios.loading import load_scenario, regression_files
 
@@ -54,6 +55,34 @@ def test_a_rebuild_that_fails_is_reported_as_the_step_error(tmp_path: Path) -> N
     assert reply["error"] is not None
     assert reply["observation"]["stop_reason"] is None
     assert reply["executions"] == []
+
+
+def test_in_one_process_the_session_holds_its_records_and_only_a_step_process_writes_files(
+    tmp_path: Path,
+) -> None:
+    """What the fakes record lives with the session, unless the next step's process must read
+    it: then the ledger, the journal, the events and the reference's store are files, and a new
+    session on the same work directory carries on from them."""
+    scenario = load_scenario(COLLIDING)
+    target = registry.get("reference")
+    in_memory, kept = tmp_path / "in-memory", tmp_path / "kept"
+    in_memory.mkdir()
+    session = target.start(scenario, in_memory)
+    steps = Recorder(session, scenario).steps()
+    assert any(step.executions for step in steps)
+    assert any(step.requests for step in steps)
+    assert list(in_memory.iterdir()) == []
+    kept.mkdir()
+    with kept_on_file():
+        written = target.start(scenario, kept)
+    Recorder(written, scenario).steps()
+    names = {path.name for path in kept.iterdir()}
+    assert {"ledger.jsonl", "journal.jsonl", "events.jsonl", "store"} <= names
+    with kept_on_file():
+        again = target.start(scenario, kept)
+    assert again.executions() == session.executions()
+    assert again.requests() == session.requests()
+    assert again.stored() == session.stored()
 
 
 def test_the_cli_runs_a_scenario_with_process_isolation(

@@ -1,10 +1,11 @@
 """What every adapter needs, whatever its framework (docs/adapters.md starts a new one here).
 
-``RecordedSession`` is what every session driven with the fakes records in its work directory:
-the ledger, the model-request journal and the public events are append-only files, so they
-outlive a restart (and a fresh process, under ``--isolation process``); the stored data sits
-behind a ``CorruptingStore`` that knows the target's continuation format.  Beside it: the
-interrupts as the root shows them to the human, an SDK's logs, a restart's rebuild
+``RecordedSession`` is what every session driven with the fakes records: the ledger, the
+model-request journal and the public events are append-only logs that outlive a restart, kept
+by the session, and as files in its work directory when the next step runs in a fresh process
+(``--isolation process``: ``harness.scratch``, ``work_log`` and ``work_store``); the stored
+data sits behind a ``CorruptingStore`` that knows the target's continuation format.  Beside
+it: the interrupts as the root shows them to the human, an SDK's logs, a restart's rebuild
 (``RebuildingSession``, of the same tree or a deploy's) with what a failed one leaves, an
 SDK's own files as a store and crash points on its writes, and what events and stored sizes
 are recorded as.
@@ -23,7 +24,8 @@ from fakes.corruption import ContinuationFormat, CorruptionNotApplicable
 from fakes.crash import CrashPlan
 from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
-from fakes.stores import CorruptingStore, Store
+from fakes.stores import CorruptingStore, FileStore, MemoryStore, Store
+from harness.scratch import on_file
 from harness.targets.base import PendingInterrupt
 from scenarios.deploys import agents_at
 from scenarios.model import Agent, Scenario
@@ -34,24 +36,49 @@ UUID: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 NOT_REBUILT = "the agents could not be rebuilt from storage at the last restart"
 
 
+def work_log(
+    path: Path,
+    *,
+    before_append: Callable[[], None] | None = None,
+    after_append: Callable[[], None] | None = None,
+    buffered: bool = False,
+) -> AppendOnlyLog:
+    """A session's append-only log: the file ``path`` when the session is started
+    ``kept_on_file()`` (``harness.scratch``), else in memory, with the session."""
+    return AppendOnlyLog(
+        path if on_file() else None,
+        before_append=before_append,
+        after_append=after_append,
+        buffered=buffered and on_file(),
+    )
+
+
+def work_store(directory: Path) -> Store:
+    """A store the adapter chose for its stored data: files under ``directory`` when the
+    session is started ``kept_on_file()``, else in memory, with the session (the same bytes
+    under the same keys either way)."""
+    return FileStore(directory) if on_file() else MemoryStore()
+
+
 class RecordedSession:
     def __init__(
         self, workdir: Path, store: Store, continuation_format: ContinuationFormat
     ) -> None:
         self.crash_plan = CrashPlan()
         alive = self.crash_plan.alive
-        self.journal = AppendOnlyLog(
+        self.journal = work_log(
             workdir / "journal.jsonl", before_append=alive, after_append=self._reached("model")
         )
         self.ledger = Ledger(
-            AppendOnlyLog(
+            work_log(
                 workdir / "ledger.jsonl", before_append=alive, after_append=self._reached("action")
             )
         )
         # read after every step (and by a process-isolated step before it reports): nothing
-        # reads it in between, so it is written once a step, not once an event
-        self.public_events = AppendOnlyLog(workdir / "events.jsonl", buffered=True)
-        self.store = CorruptingStore(store, continuation_format, workdir / "damages.json")
+        # reads it in between, so on file it is written once a step, not once an event
+        self.public_events = work_log(workdir / "events.jsonl", buffered=True)
+        damages = workdir / "damages.json" if on_file() else None  # kept by the store, if None
+        self.store = CorruptingStore(store, continuation_format, damages)
         self.store.before_put = self._reached("persist")
         self.format = continuation_format
 

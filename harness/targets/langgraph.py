@@ -78,7 +78,6 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import label_of, question_name
 from fakes.stores import MemoryStore
@@ -89,6 +88,7 @@ from harness.targets.adapter import (
     NoContinuations,
     RebuildingSession,
     quiet_sdk_logs,
+    work_log,
 )
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
 from harness.targets.langgraph_graphs import (
@@ -190,7 +190,7 @@ class LangGraphSession(RebuildingSession):
         self.agents = agents_by_path(scenario.tree)
         self.checkpoints = workdir / CHECKPOINTS
         super().__init__(workdir, MemoryStore(), NoContinuations())
-        self.handles = AppendOnlyLog(workdir / "interrupt-handles.jsonl")
+        self.handles = work_log(workdir / "interrupt-handles.jsonl")
         self.model_class = model_class()
         self.connection: sqlite3.Connection | None = None
         self.raised: dict[str, int] = {}  # this step's interrupt ids, in the order raised

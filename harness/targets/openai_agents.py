@@ -49,7 +49,6 @@ from typing import Any, Final, ParamSpec, TypeVar
 
 from fakes.model import ScriptedModel, strip_marker
 from fakes.protected import CALL_FIELD, prompt_of, question_name, reason
-from fakes.stores import FileStore
 from harness.targets.adapter import (
     NOT_REBUILT,
     UUID,
@@ -57,6 +56,7 @@ from harness.targets.adapter import (
     RebuildingSession,
     opaque,
     quiet_sdk_logs,
+    work_store,
 )
 from harness.targets.base import (
     CAPABILITIES,
@@ -168,7 +168,7 @@ class OpenAIAgentsSession(RebuildingSession):
         self.scenario = scenario
         self.agents = agents_by_path(scenario.tree)
         self.workdir = workdir
-        super().__init__(workdir, FileStore(workdir / "state"), RunStateFormat())
+        super().__init__(workdir, work_store(workdir / "state"), RunStateFormat())
         self.model_class = model_class()
         self.state: Any = None  # the interrupted root run (RunState), if one is pending
         self.shown: dict[str, Any] = {}  # handle -> the ToolApprovalItem last shown

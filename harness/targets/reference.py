@@ -1,4 +1,5 @@
-"""The reference target: the reference runtime driven with the fakes, persisted to a file store."""
+"""The reference target: the reference runtime driven with the fakes, its tree persisted to a store
+(``work_store``: files in the work directory when its steps run in fresh processes)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ from fakes.model import (
 )
 from fakes.model import ToolCall as ScriptedCall
 from fakes.protected import CALL_FIELD, Ledger, ProtectedAction, prompt_of
-from fakes.stores import FileStore
 from harness.reference.agent import (
     AgentError,
     Completed,
@@ -42,6 +42,7 @@ from harness.targets.adapter import (
     RecordedSession,
     canonical_json,
     shown_to_the_human,
+    work_store,
 )
 from harness.targets.base import (
     CAPABILITIES,
@@ -282,7 +283,7 @@ def _entries(agent_state: Any, path: tuple[Any, ...]) -> list[tuple[Any, ...]]:
 class ReferenceSession(RecordedSession):
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
         format_ = ReferenceContinuationFormat()
-        super().__init__(workdir, FileStore(workdir / "store"), format_)
+        super().__init__(workdir, work_store(workdir / "store"), format_)
         self.spec = agent_spec(scenario.tree)
         self.agents = agents_by_path(scenario.tree)
         self.tree: Tree | None = self._build()

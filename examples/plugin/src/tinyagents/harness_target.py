@@ -17,12 +17,12 @@ from typing import Any
 import tinyagents
 from fakes.model import Answer, ProviderError, ScriptedModel, ScriptError, strip_marker
 from fakes.protected import ProtectedAction
-from fakes.stores import FileStore
 from harness.targets.adapter import (
     NOT_REBUILT,
     NoContinuations,
     RecordedSession,
     shown_to_the_human,
+    work_store,
 )
 from harness.targets.base import Observation, PendingInterrupt, Stored, TargetInfo
 from harness.targets.fake_model import conversation_of
@@ -53,7 +53,7 @@ class TinyAgentsTarget:
 
 class TinyAgentsSession(RecordedSession):
     def __init__(self, scenario: Scenario, workdir: Path) -> None:
-        super().__init__(workdir, FileStore(workdir / "store"), NoContinuations())
+        super().__init__(workdir, work_store(workdir / "store"), NoContinuations())
         self.agents = agents_by_path(scenario.tree)
         self.root: Agent | None = self._build()  # resumes from the work directory, if it holds one
 
