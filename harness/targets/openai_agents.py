@@ -12,8 +12,9 @@ SDK's own response types.  Tracing is disabled, so nothing is exported.
 The human's side is the SDK's: the root run's ``interruptions`` (``ToolApprovalItem`` objects,
 nested ones included) are answered with ``RunState.approve`` / ``RunState.reject`` and the run is
 resumed with ``Runner.run_streamed(root, state)``.  A restart persists nothing new: after every
-step the interrupted run's ``RunState.to_json()`` is already in the work directory; a restart
-drops every object, builds the agent tree again and calls ``RunState.from_json`` on it.
+step the interrupted run's ``RunState.to_json()`` is already stored (``work_store``: a file in
+the work directory when the next step runs in a fresh process); a restart drops every object,
+builds the agent tree again and calls ``RunState.from_json`` on it.
 
 The SDK has no interrupt ids: an approval is an object, matched by identity.  What a human can
 see of one is its agent, tool name and the call id the *sub-agent's* model issued; the adapter's
