@@ -181,6 +181,8 @@ class ScriptedModel:
         self.script = script
         self.journal = journal
         self.stateful_provider = stateful_provider
+        # the turns played for each prompt, put together once: the same for every request
+        self._turns: dict[str, tuple[Turn, ...]] = {}
 
     def next_turn(
         self, conversation: Sequence[Said], message_count: int, model_state: dict[str, Any]
@@ -189,7 +191,9 @@ class ScriptedModel:
         prompt, index, previous = place_in_script(conversation)
         received = json.loads(json.dumps(model_state, sort_keys=True))
         refusal = self._refusal(previous, model_state.get(RESPONSE_ID))
-        turns = self.script.turns_for(prompt)
+        turns = self._turns.get(prompt)
+        if turns is None:
+            turns = self._turns[prompt] = self.script.turns_for(prompt)
         results = _sub_agent_results(turns, index, conversation)
         self.journal.append(
             {
