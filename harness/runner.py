@@ -78,7 +78,11 @@ def run_scenario(
     (and ``with_control``: a campaign whose checker never looks at the control skips it);
     ``AdapterError`` when the adapter breaks the contract."""
     plan = RunPlan(target, [(name, scenario)], with_control=with_control)
-    outcome = next(plan.histories(record_run(target, task) for task in plan.tasks))
+    # in this process the plan's own scenarios are run: their JSON is for tasks sent elsewhere
+    recorded = (
+        _recorded(target, plan.parsed[run], name, control) for name, run, control in plan.tasks
+    )
+    outcome = next(plan.histories(recorded))
     if isinstance(outcome, AdapterError):
         raise outcome
     return outcome
@@ -92,8 +96,12 @@ def record_run(target: Target, task: RunTask) -> Recorded:
     """One recorded run as a task (``harness.execution``): a scenario (or a restart-free control)
     as JSON in; its steps out, or the adapter error the run raised, returned as a result."""
     name, scenario, control = task
+    return _recorded(target, Scenario.model_validate_json(scenario), name, control)
+
+
+def _recorded(target: Target, scenario: Scenario, name: str, control: bool) -> Recorded:
     try:
-        return _record(target, Scenario.model_validate_json(scenario), name, control=control)
+        return _record(target, scenario, name, control=control)
     except AdapterError as error:
         return error
 
@@ -124,24 +132,22 @@ class RunPlan:
         self.target = target
         self.scenarios = scenarios
         self.tasks: list[RunTask] = []  # each distinct run, in the order scenarios first need it
+        self.parsed: dict[str, Scenario] = {}  # the scenario each task's JSON is of
         self._needs: list[_Needs] = []
-        planned: set[str] = set()
         for name, scenario in scenarios:
             missing = tuple(missing_capabilities(info, scenario))
             if missing:
                 self._needs.append(_Needs(None, None, missing))
                 continue
-            needs = _Needs(
-                scenario.model_dump_json(),
-                scenario.without_restarts().model_dump_json()
-                if with_control and has_control(scenario)
-                else None,
-            )
-            self._needs.append(needs)
-            for run, control in ((needs.run, False), (needs.control, True)):
-                if run is not None and run not in planned:
-                    planned.add(run)
-                    self.tasks.append((name, run, control))
+            runs = [(scenario.model_dump_json(), scenario, False)]
+            if with_control and has_control(scenario):
+                control = scenario.without_restarts()
+                runs.append((control.model_dump_json(), control, True))
+            self._needs.append(_Needs(runs[0][0], runs[1][0] if len(runs) > 1 else None))
+            for run_json, run, is_control in runs:
+                if run_json not in self.parsed:
+                    self.parsed[run_json] = run
+                    self.tasks.append((name, run_json, is_control))
 
     def histories(self, recorded: Iterator[Recorded]) -> Iterator[History | AdapterError]:
         """Each scenario's history, or the adapter error that kept it from having one, in the
@@ -180,7 +186,7 @@ class RunPlan:
         control_steps = result(needs.control)
         if isinstance(control_steps, AdapterError):
             return _of(control_steps, name, control=True)
-        control_json = scenario.without_restarts().model_dump(mode="json", exclude_defaults=True)
+        control_json = self.parsed[needs.control].model_dump(mode="json", exclude_defaults=True)
         control = History(name, control_json, self.target_json, control_steps)
         return History(name, scenario_json, self.target_json, steps, control)
 
