@@ -139,13 +139,18 @@ class RunPlan:
             if missing:
                 self._needs.append(_Needs(None, None, missing))
                 continue
-            runs = [(scenario.model_dump_json(), scenario, False)]
-            if with_control and has_control(scenario):
-                control = scenario.without_restarts()
-                runs.append((control.model_dump_json(), control, True))
-            self._needs.append(_Needs(runs[0][0], runs[1][0] if len(runs) > 1 else None))
-            for run_json, run, is_control in runs:
-                if run_json not in self.parsed:
+            control = (
+                scenario.without_restarts() if with_control and has_control(scenario) else None
+            )
+            needs = _Needs(
+                scenario.model_dump_json(), None if control is None else control.model_dump_json()
+            )
+            self._needs.append(needs)
+            for run, run_json, is_control in (
+                (scenario, needs.run, False),
+                (control, needs.control, True),
+            ):
+                if run is not None and run_json is not None and run_json not in self.parsed:
                     self.parsed[run_json] = run
                     self.tasks.append((name, run_json, is_control))
 
