@@ -12,9 +12,12 @@ behaviour.
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
+import tempfile
 import tomllib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -25,6 +28,9 @@ from harness.mutation.round_trip_report import document
 from harness.mutation.source import function_lines
 
 EQUIVALENT: Final = ROOT / "mutation" / "equivalent.yaml"
+# what mutmut's run of the round trip reads: its configuration, the code and the tests
+RUN_TREE: Final = ("pyproject.toml", "conftest.py", "harness", "scenarios", "fakes", "tests")
+NO_BYTECODE: Final = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 def direction(module: str, function: str) -> str:
@@ -86,16 +92,37 @@ def mutate(
     patterns = changed_functions(workdir, since, files) if since else []
     if since and not patterns:
         return document(Result([]), {}, since)
-    run_mutmut(workdir, patterns, max_children)
-    result = read_results(workdir, direction)
-    if patterns:
-        wanted = [re.compile(re.escape(p).replace(r"\*", ".*")) for p in patterns]
-        result.mutants = [m for m in result.mutants if any(w.fullmatch(m.name) for w in wanted)]
-    survivors = [mutant.name for mutant in result.of("survived")]
-    if progress is not None and survivors:
-        progress(f"diffs of {len(survivors)} survivors")
-    result.diffs.update(show(workdir, survivors))
+    with copy_without_bytecode(workdir) as tree:
+        run_mutmut(tree, patterns, max_children)
+        result = read_results(tree, direction)
+        if patterns:
+            wanted = [re.compile(re.escape(p).replace(r"\*", ".*")) for p in patterns]
+            result.mutants = [m for m in result.mutants if any(w.fullmatch(m.name) for w in wanted)]
+        survivors = [mutant.name for mutant in result.of("survived")]
+        if progress is not None and survivors:
+            progress(f"diffs of {len(survivors)} survivors")
+        result.diffs.update(show(tree, survivors))
     return document(result, load_equivalent(), since)
+
+
+@contextmanager
+def copy_without_bytecode(workdir: Path) -> Iterator[Path]:
+    """A scratch copy of what the run reads (``RUN_TREE``), without ``__pycache__``.
+
+    mutmut copies its ``also_copy`` directories into ``mutants/`` as it starts.  In the checkout
+    they are not still: under ``tox p`` another environment's pytest writes its bytecode there
+    (a ``.pyc.<pid>`` file, renamed as it is done), and a file listed and gone before it is
+    copied failed the whole run (``shutil.Error``, once, on a busy machine).  Nothing writes in
+    the copy, and the bytecode, which is never needed, is left behind."""
+    with tempfile.TemporaryDirectory(prefix="nested-interrupt-mutation-") as scratch:
+        tree = Path(scratch)
+        for name in RUN_TREE:
+            source = workdir / name
+            if source.is_dir():
+                shutil.copytree(source, tree / name, ignore=NO_BYTECODE)
+            else:
+                shutil.copy2(source, tree / name)
+        yield tree
 
 
 def _configured_files(workdir: Path) -> list[str]:
