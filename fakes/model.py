@@ -88,15 +88,23 @@ class AgentScript:
 
     turns_by_prompt: Mapping[str, tuple[Turn, ...]] = field(default_factory=dict)
     default: tuple[Turn, ...] = ()
+    # the turns put together for each prompt so far: the same for every request, and for every
+    # model (a rebuilt one too) given this script
+    _played: dict[str, tuple[Turn, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def turns_for(self, prompt: str) -> tuple[Turn, ...]:
         """The turns played for ``prompt``, each call that asks for it carrying the prompt."""
-        return tuple(
-            CallTools(tuple(_carrying(call, prompt) for call in turn.calls))
-            if isinstance(turn, CallTools)
-            else turn
-            for turn in self.turns_by_prompt.get(prompt, self.default)
-        )
+        played = self._played.get(prompt)
+        if played is None:
+            played = self._played[prompt] = tuple(
+                CallTools(tuple(_carrying(call, prompt) for call in turn.calls))
+                if isinstance(turn, CallTools)
+                else turn
+                for turn in self.turns_by_prompt.get(prompt, self.default)
+            )
+        return played
 
 
 def _carrying(call: ToolCall, prompt: str) -> ToolCall:
@@ -181,19 +189,14 @@ class ScriptedModel:
         self.script = script
         self.journal = journal
         self.stateful_provider = stateful_provider
-        # the turns played for each prompt, put together once: the same for every request
-        self._turns: dict[str, tuple[Turn, ...]] = {}
 
     def next_turn(
         self, conversation: Sequence[Said], message_count: int, model_state: dict[str, Any]
     ) -> ScriptedTurn:
         """Choose, check and journal the next turn; update ``model_state`` as a provider would."""
         prompt, index, previous = place_in_script(conversation)
-        received = json.loads(json.dumps(model_state, sort_keys=True))
         refusal = self._refusal(previous, model_state.get(RESPONSE_ID))
-        turns = self._turns.get(prompt)
-        if turns is None:
-            turns = self._turns[prompt] = self.script.turns_for(prompt)
+        turns = self.script.turns_for(prompt)
         results = _sub_agent_results(turns, index, conversation)
         self.journal.append(
             {
@@ -201,7 +204,9 @@ class ScriptedModel:
                 "prompt": prompt,
                 "turn": index,
                 "messages": message_count,
-                "model_state": received,
+                # as received: the journal serialises the record here, before this turn's id
+                # is set below, so what it keeps is a copy taken now
+                "model_state": model_state,
             }
             | ({} if refusal is None else {"refused": refusal})
             | ({} if results is None else {"results": results})
