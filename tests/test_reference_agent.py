@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from typing import Any
 
 import pytest
@@ -16,12 +17,14 @@ from harness.reference.agent import (
     ToolCall,
     ToolOutcome,
     ToolUse,
+    _answered,
+    _answered_view,
 )
 from harness.reference.agent_as_tool import SUB_AGENT_TURNS, LostTurnError, SubAgentTool
 from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
 from harness.reference.naming import root_visible_id, tool_interrupt_id
-from harness.reference.state import AgentState
+from harness.reference.state import AgentState, Interrupt, InterruptState
 from harness.targets.reference import ActionTool
 
 Message = dict[str, Any]
@@ -684,3 +687,24 @@ def test_a_sub_agent_tool_says_whether_it_keeps_the_sub_agents_history(
 
     assert tool.preserve_context is preserve_context
     assert (tool.live is not None) is preserve_context
+
+
+def test_the_view_prepare_reads_keeps_every_field_of_the_state_but_the_answers() -> None:
+    """``prepare_resume`` reads the parked turn through a view built field by field: a field
+    added to the state later and left out of the view would reach ``Tool.prepare`` as its
+    default, so every field but the interrupt state must be the state's own object."""
+    state = AgentState()
+    shared: dict[str, Any] = {}
+    for field in fields(AgentState):
+        if field.name != "interrupt_state":
+            shared[field.name] = [field.name]  # an object of its own, told apart by identity
+            setattr(state, field.name, shared[field.name])
+    asked = [Interrupt("q1", "approval", {"label": "deploy"}), Interrupt("q2", "approval", None)]
+    state.interrupt_state = InterruptState(True, asked, {"kept": 1})
+    view = _answered_view(state, {"q1": "approve"})
+    for name, value in shared.items():
+        assert getattr(view, name) is value, name
+    assert view.interrupt_state.context is state.interrupt_state.context
+    answered = _answered(state, {"q1": "approve"})
+    assert view.interrupt_state.interrupts == answered.interrupt_state.interrupts
+    assert [interrupt.response for interrupt in state.interrupt_state.interrupts] == [None, None]

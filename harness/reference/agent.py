@@ -29,7 +29,7 @@ Rules this module keeps:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from harness.reference.conversation import ConversationManager, NullConversationManager
@@ -367,7 +367,15 @@ def _answered_view(state: AgentState, responses: Mapping[str, JSON]) -> AgentSta
     ``state`` and ``responses``, so it costs no copy of the turn."""
     parked = state.interrupt_state
     interrupts = _recorded(parked, responses, lambda response: response)
-    return replace(state, interrupt_state=replace(parked, interrupts=interrupts))
+    # built field by field: ``dataclasses.replace`` looks the fields up on every call
+    return AgentState(
+        messages=state.messages,
+        state=state.state,
+        model_state=state.model_state,
+        conversation_manager_state=state.conversation_manager_state,
+        interrupt_state=InterruptState(parked.activated, interrupts, parked.context),
+        model_turns=state.model_turns,
+    )
 
 
 def _recorded(
@@ -376,7 +384,7 @@ def _recorded(
     """``parked``'s interrupts with ``responses`` (each as ``keep`` gives it) recorded on the
     questions still unanswered."""
     return [
-        replace(interrupt, response=keep(responses[interrupt.id]))
+        Interrupt(interrupt.id, interrupt.name, interrupt.reason, keep(responses[interrupt.id]))
         if interrupt.response is None and interrupt.id in responses
         else interrupt
         for interrupt in parked.interrupts
