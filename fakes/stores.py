@@ -149,6 +149,7 @@ class CorruptingStore:
         self._damages: list[Damage] = []
         # what continuations() last found under each key, with the bytes it was found in
         self._located: dict[str, tuple[bytes, list[StoredContinuation]]] = {}
+        self._parsed: dict[str, tuple[bytes, Any]] = {}  # each key's value as JSON, as last read
         self.before_put: Callable[[], None] | None = None  # a crash point: called before a write
 
     def get(self, key: str) -> bytes | None:
@@ -185,9 +186,24 @@ class CorruptingStore:
         self._located = located
         return found
 
+    def document(self, key: str) -> Any:
+        """The JSON document stored under ``key`` (None if nothing is), parsed once for as long
+        as its bytes stay the same and shared with ``continuations``: read it, never change it.
+        Raises ValueError if the bytes are not JSON."""
+        value = self.inner.get(key)
+        return None if value is None else self._parse(key, value)
+
+    def _parse(self, key: str, value: bytes) -> Any:
+        earlier = self._parsed.get(key)
+        if earlier is not None and earlier[0] == value:
+            return earlier[1]
+        document = json.loads(value)
+        self._parsed[key] = (value, document)
+        return document
+
     def _locate(self, key: str, value: bytes) -> list[StoredContinuation]:
         try:
-            document = json.loads(value)
+            document = self._parse(key, value)
         except ValueError:
             return []
         entries = []

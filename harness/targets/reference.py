@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,7 +285,12 @@ class ReferenceSession(RecordedSession):
         super().__init__(workdir, work_store(workdir / "store"), format_)
         self.spec = agent_spec(scenario.tree)
         self.agents = agents_by_path(scenario.tree)
+        # each agent's script, made once: every model built for it (after a restart too) plays
+        # the same turns, and the script keeps what it put together for each prompt
+        self.scripts: dict[str, AgentScript] = {}
         self.tree: Tree | None = self._build()
+        # the record's size in the tree last measured (stored()), with those bytes
+        self._record_bytes: tuple[bytes, int | None] | None = None
 
     def _build(self) -> Tree:
         return Tree(
@@ -301,9 +305,10 @@ class ReferenceSession(RecordedSession):
 
     def _model_for(self, path: str) -> ReferenceModel:
         agent = self.agents[path]
-        core = ScriptedModel(
-            path, agent_script(agent), self.journal, stateful_provider=agent.stateful_provider
-        )
+        script = self.scripts.get(path)
+        if script is None:
+            script = self.scripts[path] = agent_script(agent)
+        core = ScriptedModel(path, script, self.journal, stateful_provider=agent.stateful_provider)
         return ReferenceModel(core)
 
     def _effect_tool(self, effect: EffectSpec, path: str) -> EffectTool:
@@ -357,6 +362,7 @@ class ReferenceSession(RecordedSession):
         restored into them (``harness.reference.agent`` keeps a call whose tool is gone)."""
         self.spec = agent_spec(tree)
         self.agents = agents_by_path(tree)
+        self.scripts = {}
         return self.restart()
 
     def live_turn_bytes(self, path: str) -> int | None:
@@ -373,11 +379,15 @@ class ReferenceSession(RecordedSession):
             StoredContinuation(owner=_owner_name(entry.value), size=entry.size)
             for entry in self.store.continuations()
         )
-        try:
-            record = json.loads(persisted)["root"]["interrupt_state"]
-        except (ValueError, KeyError, TypeError):  # damaged: no record to measure
-            return Stored(continuations=continuations)
-        return Stored(continuations=continuations, record_bytes=len(canonical_json(record)))
+        if self._record_bytes is None or self._record_bytes[0] != persisted:
+            try:  # the document continuations() just parsed: read, not parsed again
+                record = self.store.document(TREE_KEY)["root"]["interrupt_state"]
+            except (ValueError, KeyError, TypeError):  # damaged: no record to measure
+                size = None
+            else:
+                size = len(canonical_json(record))
+            self._record_bytes = (persisted, size)
+        return Stored(continuations=continuations, record_bytes=self._record_bytes[1])
 
 
 def _owner_name(entry: Any) -> str:
