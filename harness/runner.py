@@ -13,6 +13,7 @@ not on the implementation: it is never a violation and no finding excuses it.
 
 from __future__ import annotations
 
+import marshal
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, fields, replace
@@ -377,7 +378,7 @@ class Recorder:
             self.shown = observation.pending
         return {
             "stop_reason": observation.stop_reason,
-            "pending": [asdict(pending) for pending in observation.pending],
+            "pending": [_pending_record(pending) for pending in observation.pending],
             "final_answer": observation.final_answer,
             "error": observation.error,
         }
@@ -402,6 +403,23 @@ class Recorder:
                 "record_bytes": stored.record_bytes,
             },
         }
+
+
+def _pending_record(pending: PendingInterrupt) -> dict[str, Any]:
+    """``asdict(pending)``, a copy sharing nothing with what the target holds, made by marshal
+    (in C) when it can write every part: a reason of plain dicts, lists, strings and numbers, as
+    every target gives.  Anything else (a dataclass, a subclass of dict) goes through asdict."""
+    record = {
+        "id": pending.id,
+        "name": pending.name,
+        "reason": pending.reason,
+        "label": pending.label,
+        "response": pending.response,
+    }
+    try:
+        return marshal.loads(marshal.dumps(record, 2))  # type: ignore[no-any-return]
+    except ValueError:  # marshal writes exact built-in types only
+        return asdict(pending)
 
 
 def _immutable_fields(value: Any) -> dict[str, Any]:
