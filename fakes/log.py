@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 Record = dict[str, Any]
+# json.dumps(record, sort_keys=True, ensure_ascii=False), without building an encoder per record
+_LINE = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
 
 
 class AppendOnlyLog:
@@ -42,7 +44,7 @@ class AppendOnlyLog:
         self._offset = 0  # bytes of the file read so far: always the end of a whole line
 
     def append(self, record: Record) -> None:
-        self.append_json(json.dumps(record, sort_keys=True, ensure_ascii=False))
+        self.append_json(_LINE(record))
 
     def append_json(self, line: str) -> None:
         """Append a record its writer already serialised: one JSON object on one line, as
