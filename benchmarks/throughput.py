@@ -63,15 +63,24 @@ def _seconds(work: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def ratio(work: Callable[[], object], against: Callable[[], object], rounds: int = ROUNDS) -> float:
-    """min time(work) / min time(against) over ``rounds`` rounds that each time both.
+def fastest(
+    work: Callable[[], object], against: Callable[[], object], rounds: int = ROUNDS
+) -> tuple[float, float]:
+    """(min time(work), min time(against)) in CPU seconds over ``rounds`` rounds that each time
+    both.
 
     Load only ever adds time, so each side's fastest round is the closest to what it costs on a
     quiet machine; interleaving the rounds lets both sides meet the same quiet moments."""
     work()
     against()  # first-use costs (imports, caches) paid before measuring
     timed = [(_seconds(work), _seconds(against)) for _ in range(rounds)]
-    return min(work_time for work_time, _ in timed) / min(other for _, other in timed)
+    return min(work_time for work_time, _ in timed), min(other for _, other in timed)
+
+
+def ratio(work: Callable[[], object], against: Callable[[], object], rounds: int = ROUNDS) -> float:
+    """min time(work) / min time(against), as ``fastest`` measures them."""
+    work_time, other = fastest(work, against, rounds)
+    return work_time / other
 
 
 def limits() -> dict[str, Any]:
