@@ -530,6 +530,25 @@ def test_the_continuations_of_a_stored_tree_are_located_in_a_stable_order() -> N
     assert all(entry.size == len(json.dumps(entry.value, separators=(",", ":"))) for entry in found)
 
 
+def test_a_stored_document_is_parsed_once_while_its_bytes_stay_the_same() -> None:
+    store, _, _ = interrupted_store(("A",))
+    located = store.continuations()
+    document = store.document("tree")
+
+    assert document == json.loads(store.get("tree") or b"")
+    assert store.document("tree") is document  # the parse continuations() made, shared
+    assert (
+        located[0].value
+        is document["root"]["interrupt_state"]["context"]["sub_agent_turns"]["1.o1"]
+    )
+    store.put("tree", json.dumps({"root": {}}).encode())
+    assert store.document("tree") == {"root": {}}  # new bytes, parsed anew
+    assert store.document("missing") is None
+    store.put("garbage", b"not json {")
+    with pytest.raises(json.JSONDecodeError):
+        store.document("garbage")
+
+
 def test_foreign_needs_a_second_continuation() -> None:
     store, _, _ = interrupted_store(("A",))
     before = store.get("tree")
