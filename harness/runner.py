@@ -331,10 +331,13 @@ class Recorder:
 
     def _expected(self, expected: Expected) -> dict[str, Any]:
         """The oracle's expectation as recorded: its ``effects`` only for a tree that has
-        ordinary tools, so the histories of every other scenario read as before they existed."""
+        ordinary tools, and its ``failure_cause`` only for a step that must fail, so the
+        histories of every other scenario and step read as before they existed."""
         recorded = _immutable_fields(expected)
         if not self.has_effects:
             del recorded["effects"]
+        if recorded["failure_cause"] is None:  # recorded where a step must fail, as I9 names it
+            del recorded["failure_cause"]
         return recorded
 
     def retry(self, index: int) -> Observation:

@@ -90,6 +90,9 @@ class Expected:
     effects: tuple[tuple[str, str, str], ...] = ()
     # the call each execution serves: (label, its agent's path, the prompt that call was given)
     served: tuple[tuple[str, str, str], ...] = ()
+    # why a step whose answer cannot be carried out must fail: the turn it needs was lost or its
+    # stored continuation corrupted, or the call it answers is gone (None for every other step)
+    failure_cause: str | None = None
 
 
 @dataclass
@@ -271,10 +274,12 @@ class Oracle:
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
                 self.refused.add(index)
-            return self._expect([], error="required", stop_reason=None)
-        if any(call.gone for call, _ in self.named[index]):
+            return self._expect([], error="required", stop_reason=None, cause=self.stuck)
+        gone = sorted({call.action.label for call, _ in self.named[index] if call.gone})
+        if gone:
             self.refused.add(index)  # re-sent, it is refused again while its call stays gone
-            return self._expect([], error="required", stop_reason=None)
+            cause = f"the call that asked {', '.join(gone)} is gone (a deploy took its tool away)"
+            return self._expect([], error="required", stop_reason=None, cause=cause)
         executed: list[str] = []
         served: list[tuple[str, str, str]] = []
         for call in self._asking(self.root):
@@ -476,6 +481,7 @@ class Oracle:
         stop_reason: Literal["end_turn", "interrupt"] | Literal["auto"] | None = "auto",
         unknown_answer: bool = False,
         served: Sequence[tuple[str, str, str]] = (),
+        cause: str | None = None,
     ) -> Expected:
         pending = [] if self.root is None else self._asking(self.root)
         finished = self.root is not None and self.root.finished
@@ -493,6 +499,7 @@ class Oracle:
             unknown_answer=unknown_answer,
             effects=tuple(sorted(self.effects)),
             served=tuple(sorted(served)),
+            failure_cause=cause,
         )
 
 

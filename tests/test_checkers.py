@@ -995,6 +995,20 @@ def test_i9_a_failure_that_is_silent_and_drops_the_approval() -> None:
     ]
 
 
+def test_i9_a_silent_failure_names_why_the_step_had_to_fail() -> None:
+    """The oracle's cause is part of the text, so a finding's witness excuses a silent failure
+    for its own cause only (a restart that lost a turn is not a corrupted store)."""
+    silent = failing_answer(shows=[], stop="end_turn", error=None)
+    silent["expected"]["failure_cause"] = "continuation corrupted (foreign)"
+    bad = history(run(shows=[ask("deploy-a")]), restart(kind="corrupt"), silent)
+
+    found = [v for v in violations("I9", bad) if v.seen == "failure was silent"]
+
+    assert [v.expected for v in found] == [
+        "an error is raised or logged: continuation corrupted (foreign)"
+    ]
+
+
 def test_i9_a_failure_that_half_applies_and_shows_a_stale_response() -> None:
     bad = history(
         run(shows=[ask("deploy-a")]),

@@ -24,11 +24,11 @@ def loud_safe_failure(history: History) -> list[Violation]:
     for step in history.steps:
         if step.expected["error"] == "required" and not step.expected.get("unknown_answer"):
             if error_of(step) is None:
-                found.append(
-                    LOUD_SAFE_FAILURE.violation(
-                        step.index, "an error is raised or logged", "failure was silent"
-                    )
-                )
+                # why the step had to fail, so a recorded witness excuses its own cause only
+                cause = step.expected.get("failure_cause")
+                required = "an error is raised or logged" + ("" if cause is None else f": {cause}")
+                silent = LOUD_SAFE_FAILURE.violation(step.index, required, "failure was silent")
+                found.append(silent)
             found += [
                 LOUD_SAFE_FAILURE.violation(step.index, expected, seen)
                 for expected, seen in changed_by(step, last_shown)
