@@ -91,7 +91,8 @@ class Expected:
     # the call each execution serves: (label, its agent's path, the prompt that call was given)
     served: tuple[tuple[str, str, str], ...] = ()
     # why a step whose answer cannot be carried out must fail: the turn it needs was lost or its
-    # stored continuation corrupted, or the call it answers is gone (None for every other step)
+    # stored continuation corrupted, the call it answers is gone, or (``unknown_answer``) it
+    # names no pending question, and which (None for every other step)
     failure_cause: str | None = None
 
 
@@ -204,17 +205,22 @@ class Oracle:
             for action, by_prompt in step.answer_calls.items():
                 for prompt, call_response in by_prompt.items():
                     given[(action, prompt)] = call_response
-            unknown = False
+            never_shown = False
+            answered: set[str] = set()  # labels shown under an id given, no longer pending
             for interrupt_id, response in step.answer_ids.items():
                 label = (shown or {}).get(interrupt_id)
-                if label is None or not self._pending(label):
-                    unknown = True
+                if label is None:
+                    never_shown = True
+                elif not self._pending(label):
+                    answered.add(label)
                 else:
                     given[label] = response
             self.answers_given[index] = given
-            if unknown:
+            if never_shown or answered:
                 self.unknown.add(index)
-                return self._refuse_unknown()
+                named = [f"{', '.join(sorted(answered))}, answered already"] if answered else []
+                named += ["an id no question was shown under"] if never_shown else []
+                return self._refuse_unknown(f"it names {', and '.join(named)}")
             return self._answer(index, given)
         if isinstance(step, Restart):
             self._restart()
@@ -229,29 +235,40 @@ class Oracle:
                 self.stuck = None
             return self._expect([], error="allowed", stop_reason=None)
         if isinstance(step, Resend):
-            if step.resend in self.unknown or self._stale(step.resend):
-                return self._refuse_unknown()
+            if step.resend in self.unknown:
+                return self._refuse_unknown("it re-sends an answer that named no pending question")
+            stale = self._stale(step.resend)
+            if stale:
+                return self._refuse_unknown(
+                    f"it re-sends the answer to {', '.join(stale)}, no longer pending"
+                )
             if step.resend in self.refused and self.stuck is None:
                 self.refused.discard(step.resend)
                 return self._answer(step.resend, self.answers_given[step.resend])
             return self._expect([], error="allowed", stop_reason=None)
         raise AssertionError(step)
 
-    def _refuse_unknown(self) -> Expected:
+    def _refuse_unknown(self, cause: str) -> Expected:
         """An answer naming a question not pending: refused loudly, nothing changes (I14)."""
-        return self._expect([], error="required", stop_reason=None, unknown_answer=True)
+        return self._expect(
+            [], error="required", stop_reason=None, unknown_answer=True, cause=cause
+        )
 
     def _pending(self, label: str) -> bool:
         return self.root is not None and any(
             call.action.label == label for call in self._asking(self.root)
         )
 
-    def _stale(self, index: int) -> bool:
-        """Whether the answer given at step ``index`` names a question no longer pending: one it
-        answered (approved or denied) since, or that was answered before it was sent."""
-        return any(
-            call.outcome != "asking" or call.question != question
-            for call, question in self.named.get(index, ())
+    def _stale(self, index: int) -> list[str]:
+        """The labels of the questions the answer given at step ``index`` names that are no
+        longer pending (sorted; empty if none): ones it answered (approved or denied) since, or
+        that were answered before it was sent."""
+        return sorted(
+            {
+                call.action.label
+                for call, question in self.named.get(index, ())
+                if call.outcome != "asking" or call.question != question
+            }
         )
 
     def _run(self, prompt: str) -> Expected:

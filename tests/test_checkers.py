@@ -1210,6 +1210,18 @@ def test_i14_an_unknown_answer_taken_as_the_only_questions_answer() -> None:
     ]
 
 
+def test_i14_a_silent_acceptance_names_which_answer_it_was() -> None:
+    """The oracle's reason is part of the text, so a finding's witness excuses its own kind of
+    answer only (an answer re-sent after it was carried out is not an id never shown)."""
+    resent = unknown_answer(stop="interrupt", error=None)
+    resent["expected"]["failure_cause"] = "it re-sends the answer to deploy-a, no longer pending"
+    bad = history(run(shows=[ask("deploy-a")]), resent, tree=ONE_WORKER)
+
+    assert [v.expected for v in violations("I14", bad)] == [
+        "the answer is refused loudly (it re-sends the answer to deploy-a, no longer pending)"
+    ]
+
+
 def test_i14_an_unknown_answer_ignored_silently_is_reported_once() -> None:
     bad = history(
         run(shows=[ask("deploy-a")]),

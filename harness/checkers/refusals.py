@@ -43,7 +43,11 @@ def _judged(step: StepRecord, before: list[tuple[str, int, str]]) -> list[Violat
         seen = "accepted without an error" + (
             f" (stop reason {stop_reason})" if stop_reason is not None else ""
         )
-        found.append(UNKNOWN_ANSWERS_REFUSED.violation(step.index, REFUSED, seen))
+        # which answer it was and why it names no pending question, so a recorded witness
+        # excuses its own kind of answer only (an id answered already is not one never shown)
+        cause = step.expected.get("failure_cause")
+        required = REFUSED if cause is None else f"the answer is refused loudly ({cause})"
+        found.append(UNKNOWN_ANSWERS_REFUSED.violation(step.index, required, seen))
     found += [
         UNKNOWN_ANSWERS_REFUSED.violation(step.index, expected, seen)
         for expected, seen in changed_by(step, before)
