@@ -17,10 +17,13 @@ The limits in the baseline file say where each comes from.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
+
+from harness.report import write_atomically
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 LIMITS: Final = ROOT / "reports" / "baselines" / "throughput.json"
@@ -85,3 +88,135 @@ def ratio(work: Callable[[], object], against: Callable[[], object], rounds: int
 
 def limits() -> dict[str, Any]:
     return json.loads(LIMITS.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+# -- the report: what the bench env measured, against its goals and gates -----------------------
+
+REPORT_TESTS: Final = {
+    "units": "test_scenario_runs_per_second",
+    "overhead": "test_harness_overhead_on_the_sdk",
+}
+
+
+def figures(benchmark_json: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each target's throughput figures from pytest-benchmark's JSON: ``runs_per_cpu_second``,
+    ``units`` and ``overhead`` (absent where its test did not run or records none)."""
+    found: dict[str, dict[str, Any]] = {}
+    for entry in benchmark_json.get("benchmarks", []):
+        test = str(entry.get("name", "")).split("[")[0]
+        name = (entry.get("params") or {}).get("name")
+        extra = entry.get("extra_info") or {}
+        if name is None or test not in REPORT_TESTS.values():
+            continue
+        row = found.setdefault(name, {})
+        if test == REPORT_TESTS["units"]:
+            row["runs_per_cpu_second"] = extra.get("runs_per_cpu_second")
+            row["units"] = extra.get("units")
+        else:
+            row["overhead"] = extra.get("overhead_ratio")
+    return found
+
+
+def report(benchmark_json: dict[str, Any], baseline: dict[str, Any]) -> str:
+    """``reports/throughput.md``: the goals (what the figures should reach, never failing a
+    run) and the gates (what fails the bench env: ``test_bench.py`` asserts the same limits)."""
+    rows = figures(benchmark_json)
+    lines = [
+        "# Throughput",
+        "",
+        "The bench scenario (colliding-ids with its restart-free control) on every target, as "
+        "ratios of CPU times taken in one process (`benchmarks/throughput.py`): a gate fails "
+        "the bench env, a goal is where the figure should be. Limits, goals and where each "
+        "comes from: `reports/baselines/throughput.json`. Written by "
+        "`python -m benchmarks.throughput` from `reports/benchmark.json`.",
+        "",
+        "## Goals",
+        "",
+        "| figure | target | this run | goal | |",
+        "|---|---|---:|---:|---|",
+    ]
+    for goal in baseline.get("goals", []):
+        value = rows.get(goal["target"], {}).get(goal["figure"])
+        lines.append(
+            f"| {goal['label']} | {goal['target']} | {_shown(value)} | "
+            f"{_bound(goal)} | {_reached(value, goal)} |"
+        )
+    against = baseline.get("against")
+    if against:
+        lines += [
+            "",
+            f"## Against {against['rev']}",
+            "",
+            f"Not this run's: measured once, {against['measured']}.",
+            "",
+            f"| target | units now / at {against['rev']} | goal | |",
+            "|---|---:|---:|---|",
+        ]
+        for name, ratio in against["ratios"].items():
+            goal = against["goals"].get(name)
+            bound = "-" if goal is None else f"≤ {goal}"
+            state = "" if goal is None else ("reached" if ratio <= goal else "not reached")
+            lines.append(f"| {name} | {ratio} | {bound} | {state} |")
+    lines += [
+        "",
+        "## Gates",
+        "",
+        "| target | scenario runs per CPU second | units | units gate | harness / SDK alone "
+        "| overhead gate |",
+        "|---|---:|---:|---|---:|---|",
+    ]
+    for name in sorted(rows):
+        row = rows[name]
+        units_limit = baseline["units"].get(name)
+        overhead_limit = baseline["overhead"].get(name)
+        lines.append(
+            f"| {name} | {_shown(row.get('runs_per_cpu_second'))} | {_shown(row.get('units'))} "
+            f"| {_gate(row.get('units'), units_limit)} | {_shown(row.get('overhead'))} "
+            f"| {_gate(row.get('overhead'), overhead_limit)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _shown(value: Any) -> str:
+    return "-" if value is None else str(value)
+
+
+def _bound(goal: dict[str, Any]) -> str:
+    return f"≥ {goal['at_least']}" if "at_least" in goal else f"≤ {goal['at_most']}"
+
+
+def _reached(value: Any, goal: dict[str, Any]) -> str:
+    if value is None:
+        return "not measured"
+    if "at_least" in goal:
+        return "reached" if value >= goal["at_least"] else "not reached"
+    return "reached" if value <= goal["at_most"] else "not reached"
+
+
+def _gate(value: Any, limit: dict[str, Any] | None) -> str:
+    if limit is None:
+        return "none"
+    if value is None:
+        return f"≤ {limit['max']}: not measured"
+    return f"≤ {limit['max']}: " + ("passes" if value <= limit["max"] else "FAILS")
+
+
+def main(arguments: list[str]) -> int:
+    """``python -m benchmarks.throughput BENCHMARK_JSON REPORT_MD``."""
+    if len(arguments) != 2:
+        print("usage: python -m benchmarks.throughput BENCHMARK_JSON REPORT_MD", file=sys.stderr)
+        return 2
+    source, target = Path(arguments[0]), Path(arguments[1])
+    try:
+        measured = json.loads(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as failure:
+        print(f"{source}: cannot read pytest-benchmark's JSON ({failure})", file=sys.stderr)
+        return 2
+    text = report(measured, limits())
+    write_atomically(target, text)
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
