@@ -16,6 +16,7 @@ import pytest
 from fakes.model import marker
 from fakes.protected import question_name
 from harness.checkers import CHECKERS, Violation, applicable, check
+from harness.checkers.records import pending_texts
 from harness.history import History, StepRecord
 from harness.runner import run_scenario
 from harness.targets.base import CAPABILITIES
@@ -615,6 +616,25 @@ def test_i1_a_question_shown_without_its_name() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("expected", "seen", "said"),
+    [
+        (["a#1", "b#1"], ["a#1"], "pending a#1 (missing b#1)"),
+        (["a#1"], ["a#1", "a#1"], "pending a#1, a#1 (extra a#1)"),
+        (["b#1", "a#1"], ["a#2"], "pending a#2 (missing b#1, a#1; extra a#2)"),
+        ([], ["a#1"], "pending a#1 (extra a#1)"),
+        (["a#1", "a#1"], [], "pending nothing (missing a#1, a#1)"),
+        (["a#1"], ["a#1"], "pending a#1"),
+    ],
+)
+def test_what_is_pending_names_what_is_missing_and_what_is_extra(
+    expected: list[str], seen: list[str], said: str
+) -> None:
+    """A witness can then say which way a bug goes: a question lost, or one too many (counted as
+    a multiset, in the order each list gives)."""
+    assert pending_texts(expected, seen) == ("pending " + (", ".join(expected) or "nothing"), said)
+
+
 def test_i3_answering_one_settles_the_other_too() -> None:
     steps = colliding_ids()
     steps[1] = answer(
@@ -624,7 +644,7 @@ def test_i3_answering_one_settles_the_other_too() -> None:
     found = violations("I3", history(*steps))
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
-        (1, "pending deploy-b#1", "pending nothing"),
+        (1, "pending deploy-b#1", "pending nothing (missing deploy-b#1)"),
         (1, "deploy-b#1 stays pending as 'sub:deploy-b:1'", "deploy-b#1 no longer pending"),
     ]
 
@@ -991,7 +1011,11 @@ def test_i9_a_failure_that_is_silent_and_drops_the_approval() -> None:
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
         (2, "an error is raised or logged", "failure was silent"),
-        (2, "still pending deploy-a#1 as 'sub:deploy-a:1'", "pending nothing"),
+        (
+            2,
+            "still pending deploy-a#1 as 'sub:deploy-a:1'",
+            "pending nothing (missing deploy-a#1 as 'sub:deploy-a:1')",
+        ),
     ]
 
 
@@ -1077,7 +1101,7 @@ def test_i11_an_ordinary_interrupt_mixed_with_nested_ones_is_lost() -> None:
     found = violations("I11", bad)
 
     assert [(v.step, v.expected, v.seen) for v in found] == [
-        (0, "pending approve-budget#1", "pending nothing")
+        (0, "pending approve-budget#1", "pending nothing (missing approve-budget#1)")
     ]
 
 
@@ -1206,7 +1230,11 @@ def test_i14_an_unknown_answer_taken_as_the_only_questions_answer() -> None:
             "the answer is refused loudly (it names no pending question)",
             "accepted without an error (stop reason end_turn)",
         ),
-        (1, "still pending deploy-a#1 as 'sub:deploy-a:1'", "pending nothing"),
+        (
+            1,
+            "still pending deploy-a#1 as 'sub:deploy-a:1'",
+            "pending nothing (missing deploy-a#1 as 'sub:deploy-a:1')",
+        ),
     ]
 
 
@@ -1255,7 +1283,13 @@ def test_i14_a_question_renamed_by_a_refusal() -> None:
 
     found = violations("I14", bad)
 
-    assert [(v.step, v.seen) for v in found] == [(1, "pending deploy-a#1 as 'renamed'")]
+    assert [(v.step, v.seen) for v in found] == [
+        (
+            1,
+            "pending deploy-a#1 as 'renamed' "
+            "(missing deploy-a#1 as 'sub:deploy-a:1'; extra deploy-a#1 as 'renamed')",
+        )
+    ]
 
 
 def test_i14_compares_with_what_the_step_before_left_pending_even_a_failed_one() -> None:

@@ -22,6 +22,7 @@ from harness.checkers.records import (
     expected_served,
     is_conversation,
     listing,
+    pending_texts,
     question_text,
     served,
     shown,
@@ -208,8 +209,7 @@ def partial_answers(history: History) -> list[Violation]:
                 found.append(
                     PARTIAL_ANSWERS.violation(
                         step.index,
-                        "pending " + listing(map(question_text, expected)),
-                        "pending " + listing(map(question_text, pending)),
+                        *pending_texts(map(question_text, expected), map(question_text, pending)),
                     )
                 )
             answered = {answer.get("label") for answer in step.answered}

@@ -12,6 +12,7 @@ from harness.checkers.records import (
     expected_questions,
     is_conversation,
     listing,
+    pending_texts,
     question_text,
     shown_questions,
     succeeded,
@@ -55,8 +56,7 @@ def depth(history: History) -> list[Violation]:
                 found.append(
                     DEPTH.violation(
                         step.index,
-                        "pending " + listing(map(question_text, expected)),
-                        "pending " + listing(map(question_text, pending)),
+                        *pending_texts(map(question_text, expected), map(question_text, pending)),
                     )
                 )
         due = [label for label in expected_executed(step) if label in watched]

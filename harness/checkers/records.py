@@ -7,6 +7,7 @@ never depend on how a target spells ids.  Every list returned here is sorted.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
@@ -150,13 +151,37 @@ def changed_by(step: StepRecord, before: list[Shown]) -> list[tuple[str, str]]:
         found.append(("nothing runs", "ran " + listing(executed(step))))
     now = shown(step)
     if now != before:
-        found.append(
-            (
-                "still pending " + listing(map(shown_text, before)),
-                "pending " + listing(map(shown_text, now)),
-            )
-        )
+        kept, pending = pending_texts(map(shown_text, before), map(shown_text, now))
+        found.append(("still " + kept, pending))
     return found
+
+
+def pending_texts(expected: Iterable[str], seen: Iterable[str]) -> tuple[str, str]:
+    """What should be pending and what is, as a violation says them: ``pending A#1, B#1`` and
+    ``pending A#1, C#1 (missing B#1; extra C#1)``.  The seen sentence names the difference, so
+    a recorded witness can say which way a bug goes (a question lost, or one asked that should
+    not be) instead of excusing any difference in what is pending."""
+    wanted, shown_now = list(expected), list(seen)
+    missing, extra = _without(wanted, shown_now), _without(shown_now, wanted)
+    parts = [
+        f"{word} {', '.join(items)}"
+        for word, items in (("missing", missing), ("extra", extra))
+        if items
+    ]
+    difference = f" ({'; '.join(parts)})" if parts else ""
+    return "pending " + listing(wanted), "pending " + listing(shown_now) + difference
+
+
+def _without(items: list[str], taken: list[str]) -> list[str]:
+    """``items`` less one of each of ``taken`` (a multiset difference), in ``items``' order."""
+    left = Counter(taken)
+    kept = []
+    for item in items:
+        if left[item]:
+            left[item] -= 1
+        else:
+            kept.append(item)
+    return kept
 
 
 def listing(items: Iterable[str]) -> str:
