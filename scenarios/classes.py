@@ -10,7 +10,7 @@ from typing import Final
 from unicodedata import normalize
 from urllib.parse import unquote
 
-from scenarios.model import Agent, Answer, Resend, Restart, Run, Scenario
+from scenarios.model import Agent, Answer, Corrupt, Resend, Restart, Run, Scenario
 from scenarios.oracle import Oracle
 
 CLASSES: Final = (
@@ -32,6 +32,7 @@ CLASSES: Final = (
     "adversarial-ids",
     "retries",
     "deploy-skew",
+    "corruption",
 )
 
 
@@ -172,6 +173,8 @@ def _step_classes(scenario: Scenario) -> set[str]:
             started = True
         if isinstance(step, Resend):
             found.add("resend")
+        if isinstance(step, Corrupt):
+            found.add("corruption")
         if isinstance(step, Answer) and before is not None:
             pending_labels = {label for label, _ in before.pending}
             if set(step.answer) < pending_labels:

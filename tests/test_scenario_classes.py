@@ -14,7 +14,7 @@ import pytest
 
 from scenarios.classes import classes_of, retries_happen
 from scenarios.loading import load_scenario, parse_scenario
-from scenarios.model import Scenario
+from scenarios.model import Corrupt, Scenario
 
 
 def asking(name: str, tool: str, tool_use_id: str) -> dict[str, Any]:
@@ -98,6 +98,17 @@ def test_a_regression_file_has_the_class_exactly_when_it_declares_it(recognised:
     having = {path.name for path in FILES if recognised in classes_of(load_scenario(path))}
     assert declaring  # the retried-* and deploy-* files
     assert having == declaring
+
+
+def test_a_scenario_that_corrupts_the_store_has_the_corruption_class() -> None:
+    corrupting = {
+        path.name
+        for path in FILES
+        if any(isinstance(step, Corrupt) for step in load_scenario(path).steps)
+    }
+    having = {path.name for path in FILES if "corruption" in classes_of(load_scenario(path))}
+    assert corrupting  # the fault-* and schema-skew-* files
+    assert having == corrupting
 
 
 def notifier(steps: list[object], after: str = "result") -> Scenario:
