@@ -143,20 +143,7 @@ def report(benchmark_json: dict[str, Any], baseline: dict[str, Any]) -> str:
         )
     against = baseline.get("against")
     if against:
-        lines += [
-            "",
-            f"## Against {against['rev']}",
-            "",
-            f"Not this run's: measured once, {against['measured']}.",
-            "",
-            f"| target | units now / at {against['rev']} | goal | |",
-            "|---|---:|---:|---|",
-        ]
-        for name, ratio in against["ratios"].items():
-            goal = against["goals"].get(name)
-            bound = "-" if goal is None else f"≤ {goal}"
-            state = "" if goal is None else ("reached" if ratio <= goal else "not reached")
-            lines.append(f"| {name} | {ratio} | {bound} | {state} |")
+        lines += _against(against)
     lines += [
         "",
         "## Gates",
@@ -175,6 +162,48 @@ def report(benchmark_json: dict[str, Any], baseline: dict[str, Any]) -> str:
             f"| {_gate(row.get('overhead'), overhead_limit)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _against(against: dict[str, Any]) -> list[str]:
+    """Each target now against the commit where the goals were set: on the bench scenario, per
+    regression scenario both hold, and the SDK alone on the overhead tree over the harness then
+    (``benchmarks/against.py``).  A goal is reached when the first two are within it; when it
+    is not and the SDK alone is over it too, the report says so: no work taken off the harness
+    can reach it."""
+    rev = against["rev"]
+    lines = [
+        "",
+        f"## Against {rev}",
+        "",
+        f"Not this run's: {against['measured']}. Each figure is a time now over the time at "
+        f"{rev}: the bench scenario; the mean per regression scenario both commits hold; and "
+        f"the overhead tree driven straight through the SDK, as an application would, over the "
+        f"harness at {rev} on that tree: what a harness that cost nothing would still come to.",
+        "",
+        f"| target | bench scenario | per regression scenario | SDK alone / harness at {rev} "
+        "| goal | |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    per_scenario, sdk_alone = against.get("per_scenario", {}), against.get("sdk_alone", {})
+    for name, ratio in against["ratios"].items():
+        goal = against["goals"].get(name)
+        mean, floor = per_scenario.get(name), sdk_alone.get(name)
+        bound = "-" if goal is None else f"≤ {goal}"
+        lines.append(
+            f"| {name} | {ratio} | {_shown(mean)} | {_shown(floor)} | {bound} "
+            f"| {_state(goal, [ratio, mean], floor)} |"
+        )
+    return lines
+
+
+def _state(goal: float | None, figures: list[float | None], floor: float | None) -> str:
+    if goal is None:
+        return ""
+    if all(figure is None or figure <= goal for figure in figures):
+        return "reached"
+    if floor is not None and floor > goal:
+        return "not reached; the SDK alone is over it"
+    return "not reached"
 
 
 def _shown(value: Any) -> str:
