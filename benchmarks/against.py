@@ -14,7 +14,7 @@ says what is timed:
   a target's figure is the mean per scenario over those it runs in both checkouts;
 * ``overhead``: the tree of ``benchmarks/direct.py``, and, in this checkout's rounds, the same
   tree driven straight through the SDK as an application would (``benchmarks/direct*.py``).
-  ``SDK alone / REV`` is then what ``this / REV`` would come to if the harness cost nothing.
+  ``SDK alone / REV`` is where an application doing the same work without any harness stands.
 
 Prints each round, then per target the median figure of each checkout and their ratio (this /
 REV): the "against 83c7a07" figures in ``reports/baselines/throughput.json`` come from here.
@@ -34,18 +34,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, Final, TypedDict
 
+from benchmarks.direct import DRIVES, OVERHEAD_TREE
 from benchmarks.throughput import ROUNDS
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 TARGETS: Final = ("reference", "strands", "langgraph", "langgraph-subgraph-node", "openai-agents")
 BENCHES: Final = ("colliding-ids", "regressions", "overhead")
 REGRESSIONS: Final = Path("scenarios") / "regressions"
-# each target with a drive of the overhead tree straight through its SDK
-DIRECT: Final = {
-    "strands": "benchmarks.direct",
-    "langgraph": "benchmarks.direct_langgraph",
-    "openai-agents": "benchmarks.direct_openai_agents",
-}
 SDK_ALONE: Final = "SDK alone"
 
 # run in a checkout (its directory first on sys.path) with a JSON plan on stdin; one line per
@@ -142,8 +137,6 @@ def plan_of(bench: str, targets: list[str], earlier: Path, repeats: int = ROUNDS
     elif bench == "regressions":
         scenarios = {name: str(REGRESSIONS / name) for name in shared_regressions(earlier)}
     else:
-        from benchmarks.direct import OVERHEAD_TREE
-
         scenarios = {"overhead": OVERHEAD_TREE}
     return {
         "targets": targets,
@@ -184,7 +177,7 @@ def main(arguments: list[str] | None = None) -> int:
             plan = plan_of(options.bench, targets, earlier, options.repeats)
             mine = plan.copy()
             if options.bench == "overhead":
-                mine["direct"] = {name: DIRECT[name] for name in targets if name in DIRECT}
+                mine["direct"] = {name: DRIVES[name] for name in targets if name in DRIVES}
             for round_ in range(1, options.rounds + 1):
                 for where, checkout, asked in (("this", ROOT, mine), (options.rev, earlier, plan)):
                     measured = units(checkout, asked)

@@ -4,7 +4,7 @@ harness overhead is the time of ``run_scenario`` on the strands target over this
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel
@@ -14,6 +14,14 @@ from harness.targets.strands import INPUT_FIELD
 from harness.targets.strands_model import model_class
 from scenarios.loading import parse_scenario
 from scenarios.model import Scenario
+
+# each target whose SDK the tree is also driven straight through, with the module that does it
+DRIVES: Final = {
+    "strands": "benchmarks.direct",
+    "langgraph": "benchmarks.direct_langgraph",
+    "langgraph-subgraph-node": "benchmarks.direct_langgraph_subgraph",
+    "openai-agents": "benchmarks.direct_openai_agents",
+}
 
 OVERHEAD_TREE: dict[str, Any] = {
     "description": "one orchestrator, one ephemeral sub-agent asking once; run, then approve",

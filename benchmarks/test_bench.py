@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from benchmarks import throughput
-from benchmarks.direct import overhead_scenario
+from benchmarks.direct import DRIVES, overhead_scenario
 from harness.bench import measure
 from harness.runner import run_scenario
 from harness.targets import registry
@@ -74,17 +74,10 @@ def test_scenario_runs_per_second(benchmark: Any, name: str) -> None:
 
 
 # each SDK target and the same tree driven straight through its SDK (benchmarks/direct*.py)
-DIRECT = {
-    "strands": "benchmarks.direct",
-    "langgraph": "benchmarks.direct_langgraph",
-    "openai-agents": "benchmarks.direct_openai_agents",
-}
-
-
-@pytest.mark.parametrize("name", [name for name in DIRECT if name in TARGETS])
+@pytest.mark.parametrize("name", [name for name in DRIVES if name in TARGETS])
 def test_harness_overhead_on_the_sdk(benchmark: Any, name: str) -> None:
     """The same tree through the SDK alone and through the harness, in this run, as a ratio."""
-    run_directly = importlib.import_module(DIRECT[name]).run_directly
+    run_directly = importlib.import_module(DRIVES[name]).run_directly
     target, scenario = registry.get(name), overhead_scenario()
     history = benchmark.pedantic(
         run_scenario, args=(target, scenario, "overhead"), rounds=3, iterations=1
