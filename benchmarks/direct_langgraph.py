@@ -31,20 +31,11 @@ def _arguments(field: str) -> Any:
     return create_model(f"{field.title()}Arguments", **{field: (str, ...)})
 
 
-def run_directly() -> str:
-    """Build the tree with LangGraph, run the prompt, approve the question from the checkpoint,
-    return the final answer."""
-    from langchain_core.messages import HumanMessage
+def file_form_tool(ran: list[str]) -> Any:
+    """The protected action of the overhead tree: asks with ``interrupt``, notes in ``ran`` that
+    it ran once approved."""
     from langchain_core.tools import StructuredTool
-    from langgraph.checkpoint.sqlite import SqliteSaver
-    from langgraph.prebuilt import create_react_agent
-    from langgraph.types import Command, interrupt
-
-    scenario = overhead_scenario()
-    journal = AppendOnlyLog()
-    model = model_class()
-    clerk_spec = scenario.tree.sub_agents[0]
-    ran: list[str] = []
+    from langgraph.types import interrupt
 
     def file_form(call: str) -> str:
         if interrupt({"action": "file", CALL_FIELD: call}) == "approve":
@@ -52,18 +43,36 @@ def run_directly() -> str:
             return "file: done"
         return "file: refused"
 
+    return StructuredTool.from_function(
+        file_form,
+        name="file_form",
+        description="Protected action file: asks first.",
+        args_schema=_arguments(CALL_FIELD),
+    )
+
+
+def run_directly() -> str:
+    """Build the tree with LangGraph, run the prompt, approve the question from the checkpoint,
+    return the final answer."""
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import StructuredTool
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.prebuilt import create_react_agent
+    from langgraph.types import Command
+
+    scenario = overhead_scenario()
+    journal = AppendOnlyLog()
+    model = model_class()
+    clerk_spec = scenario.tree.sub_agents[0]
+    ran: list[str] = []
+
     def react(name: str, path: str, spec: Any, tools: list[Any], checkpointer: Any) -> Any:
         core = ScriptedModel(path, agent_script(spec, prompt_field=INPUT_FIELD), journal)
         with warnings.catch_warnings():  # deprecated for another package's agent, not removed
             warnings.simplefilter("ignore")
             return create_react_agent(model(core=core), tools, checkpointer=checkpointer, name=name)
 
-    action = StructuredTool.from_function(
-        file_form,
-        name="file_form",
-        description="Protected action file: asks first.",
-        args_schema=_arguments(CALL_FIELD),
-    )
+    action = file_form_tool(ran)
     clerk = react("clerk", "orchestrator/clerk", clerk_spec, [action], None)
 
     def call_clerk(input: str) -> str:

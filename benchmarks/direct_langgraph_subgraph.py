@@ -12,10 +12,9 @@ import sqlite3
 from typing import Any
 
 from benchmarks.direct import overhead_scenario
-from benchmarks.direct_langgraph import _arguments
+from benchmarks.direct_langgraph import _arguments, file_form_tool
 from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel
-from fakes.protected import CALL_FIELD
 from harness.scratch import scratch_directory
 from harness.targets.langgraph import INPUT_FIELD
 from harness.targets.langgraph_model import model_class
@@ -26,23 +25,16 @@ def run_directly() -> str:
     """Build the graphs, run the prompt, approve the question from the checkpoint, return the
     final answer."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
-    from langchain_core.tools import StructuredTool
     from langgraph.checkpoint.sqlite import SqliteSaver
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode
-    from langgraph.types import Command, Send, interrupt
+    from langgraph.types import Command, Send
 
     scenario = overhead_scenario()
     journal = AppendOnlyLog()
     model = model_class()
     clerk_spec = scenario.tree.sub_agents[0]
     ran: list[str] = []
-
-    def file_form(call: str) -> str:
-        if interrupt({"action": "file", CALL_FIELD: call}) == "approve":
-            ran.append("file")
-            return "file: done"
-        return "file: refused"
 
     def agent(
         name: str, path: str, spec: Any, tools: list[Any], subs: dict[str, Any], saver: Any
@@ -87,12 +79,7 @@ def run_directly() -> str:
         builder.add_conditional_edges("model", route, ends)
         return builder.compile(checkpointer=saver, name=name)
 
-    action = StructuredTool.from_function(
-        file_form,
-        name="file_form",
-        description="Protected action file: asks first.",
-        args_schema=_arguments(CALL_FIELD),
-    )
+    action = file_form_tool(ran)
     # the clerk inherits the root's checkpointer, scoped to one call
     clerk = agent("clerk", "orchestrator/clerk", clerk_spec, [action], {}, None)
     config = {"configurable": {"thread_id": "overhead"}}
