@@ -331,13 +331,16 @@ class Recorder:
 
     def _expected(self, expected: Expected) -> dict[str, Any]:
         """The oracle's expectation as recorded: its ``effects`` only for a tree that has
-        ordinary tools, and its ``failure_cause`` only for a step that must fail, so the
-        histories of every other scenario and step read as before they existed."""
+        ordinary tools, its ``failure_cause`` only for a step that must fail, and its
+        ``returned`` only for a step in which a sub-agent call returns, so the histories of every
+        other scenario and step read as before they existed."""
         recorded = _immutable_fields(expected)
         if not self.has_effects:
             del recorded["effects"]
         if recorded["failure_cause"] is None:  # recorded where a step must fail, as I9 names it
             del recorded["failure_cause"]
+        if not recorded["returned"]:  # recorded where a sub-agent call returns to its caller
+            del recorded["returned"]
         return recorded
 
     def retry(self, index: int) -> Observation:

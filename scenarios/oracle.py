@@ -90,6 +90,11 @@ class Expected:
     effects: tuple[tuple[str, str, str], ...] = ()
     # the call each execution serves: (label, its agent's path, the prompt that call was given)
     served: tuple[tuple[str, str, str], ...] = ()
+    # each sub-agent call whose caller's turn ended during this step, as the result the caller's
+    # next model request carries for it: (caller's path, caller's prompt, the caller's turn that
+    # request is for, the call's toolUseId, the sub-agent's answer), the answer None where the
+    # call ended without one (its sub-agent busy, its gate denied) or a retry may have replaced it
+    returned: tuple[tuple[str, str, int, str, str | None], ...] = ()
     # why a step whose answer cannot be carried out must fail: the turn it needs was lost or its
     # stored continuation corrupted, the call it answers is gone, or (``unknown_answer``) it
     # names no pending question, and which (None for every other step)
@@ -178,6 +183,7 @@ class Oracle:
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
     effects: list[tuple[str, str, str]] = field(default_factory=list)  # run during this step
+    returned: list[tuple[str, str, int, str, str | None]] = field(default_factory=list)  # and so
     tree: Agent | None = None  # the tree in force: the scenario's, then each deploy's
     retried: int = 0  # how many calls a retry has made again so far, over every step
 
@@ -198,6 +204,7 @@ class Oracle:
         label of the question the human was last shown as pending under it, None when none was
         (an id missing from it counts as not shown)."""
         self.effects = []
+        self.returned = []
         if isinstance(step, Run):
             return self._run(step.run)
         if isinstance(step, Answer):
@@ -372,9 +379,29 @@ class Oracle:
             self._retry(activation, executed)
             if not all(call.complete for call in activation.calls):
                 return
+            self._returned(activation)
             activation.turn += 1
             activation.calls = None
         self._release(activation)
+
+    def _returned(self, parent: Activation) -> None:
+        """Note the result each sub-agent call of ``parent``'s ended turn returns: the called
+        sub-agent's answer to its prompt, where it was called and answered on the first attempt
+        of a call nothing retries."""
+        for call in parent.calls or []:
+            if not isinstance(call, SubCall) or call.call is None:
+                continue
+            called = call.activation
+            answered = (
+                called is not None
+                and called.finished
+                and call.attempt == 0
+                and called.agent.retry is None
+            )
+            answer = called.agent.answer_for(called.prompt) if answered and called else None
+            self.returned.append(
+                (parent.path, parent.prompt, parent.turn + 1, call.call.id, answer)
+            )
 
     def _start(
         self, parent: Activation, call: Call, executed: list[str], attempt: int = 0
@@ -516,6 +543,7 @@ class Oracle:
             unknown_answer=unknown_answer,
             effects=tuple(sorted(self.effects)),
             served=tuple(sorted(served)),
+            returned=tuple(sorted(self.returned, key=repr)),
             failure_cause=cause,
         )
 

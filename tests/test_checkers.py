@@ -553,6 +553,59 @@ def test_i2_a_result_that_is_no_calls_answer_is_not_judged_as_delivery() -> None
     assert violations("I2", twin_results(None)) == []
 
 
+# what the oracle records where the twins' caller's turn ends: each call due its answer
+RETURNED = [
+    ["orchestrator", "go", 1, "call-1", "mailed Ana"],
+    ["orchestrator", "go", 1, "call-2", "mailed Bo"],
+]
+
+
+def returned_at(index: int, history_: History, returned: list[list[Any]]) -> History:
+    """``history_`` with the oracle's ``returned`` recorded in the expectation of step ``index``."""
+    steps = list(history_.steps)
+    steps[index] = replace(steps[index], expected={**steps[index].expected, "returned": returned})
+    return replace(history_, steps=tuple(steps))
+
+
+def test_i2_an_error_where_the_call_was_due_its_answer_is_flagged_with_what_it_got() -> None:
+    """The oracle says call-2 runs to its answer: an error result in its place (a second call
+    turned away by a busy sub-agent) is an answer that never reached its caller."""
+    failed = twin_results({"call-1": "mailed Ana", "call-2": "Agent 'mailer' is busy"})
+
+    found = violations("I2", returned_at(2, failed, RETURNED))
+
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            2,
+            "orchestrator's model gets the result of orchestrator/mailer 'mail Bo' "
+            "(toolUseId 'call-2'): 'mailed Bo'",
+            "orchestrator's model got \"Agent 'mailer' is busy\" under toolUseId 'call-2', not "
+            "the call's answer",
+        )
+    ]
+
+
+def test_i2_an_error_is_judged_whichever_step_the_oracle_ends_the_turn_in() -> None:
+    """The target ended the caller's turn a step sooner than the scenario says (the call that
+    had to ask was turned away): its result is still judged against the oracle's."""
+    failed = twin_results({"call-1": "mailed Ana", "call-2": "Agent 'mailer' is busy"})
+
+    found = violations("I2", returned_at(1, failed, RETURNED))
+
+    assert [v.step for v in found] == [2]
+
+
+def test_i2_an_error_is_not_judged_where_the_call_may_end_without_its_answer() -> None:
+    """None: turned away by its busy preserve_context sub-agent, gated off, or retried; and a
+    key the scenario gives both an answer and none (calls alike in all four) is left alone."""
+    failed = twin_results({"call-1": "mailed Ana", "call-2": "Agent 'mailer' is busy"})
+    refused = [RETURNED[0], ["orchestrator", "go", 1, "call-2", None]]
+    both = [*RETURNED, ["orchestrator", "go", 1, "call-2", None]]
+
+    assert violations("I2", returned_at(2, failed, refused)) == []
+    assert violations("I2", returned_at(2, failed, both)) == []
+
+
 def test_i2_after_a_deploy_judges_the_kept_call_and_leaves_the_gone_one_alone() -> None:
     """A deploy renamed the mailer call-2 called: the kept call (call-1, same tool and id) must
     still bring its result; the gone call's question must stay pending, which I3 and I9 judge,

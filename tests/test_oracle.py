@@ -236,6 +236,27 @@ def test_an_ephemeral_sub_agent_called_twice_asks_twice_and_runs_twice() -> None
     assert answer.executions == ("W", "W")
 
 
+def test_each_call_returns_its_answer_where_its_callers_turn_ends() -> None:
+    """What the caller's next request carries for each call (caller, prompt, turn, toolUseId):
+    the sub-agent's answer, recorded in the step that ends the caller's turn; none for a call a
+    busy preserve_context sub-agent turned away."""
+    ephemeral = two_workers()
+    run, answer = expectations(scenario(ephemeral, [{"run": "go"}, {"answer": {"A": "approve"}}]))
+    assert run.returned == ()
+    assert answer.returned == ()  # B still asks: the root's turn goes on
+    *_, last = expectations(
+        scenario(ephemeral, [{"run": "go"}, {"answer": {"A": "approve", "B": "approve"}}])
+    )
+    assert last.returned == (("root", "go", 1, "1", "done"), ("root", "go", 1, "2", "done"))
+    busy = {
+        "name": "root",
+        "turns": [[{"tool": "w", "id": "1"}, {"tool": "w", "id": "2"}]],
+        "sub_agents": [worker("w", "W", preserve_context=True)],
+    }
+    _, answered = expectations(scenario(busy, [{"run": "go"}, {"answer": {"W": "approve"}}]))
+    assert answered.returned == (("root", "go", 1, "1", "done"), ("root", "go", 1, "2", None))
+
+
 def test_deep_nesting_counts_nested_stored_continuations() -> None:
     tree = {
         "name": "root",

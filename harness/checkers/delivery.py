@@ -15,6 +15,7 @@ from fakes.model import strip_marker
 from harness.checkers.records import (
     UNLABELLED,
     Served,
+    brief,
     call_text,
     executed,
     expected_executed,
@@ -63,10 +64,11 @@ def exact_delivery_down(history: History) -> list[Violation]:
     found: list[Violation] = []
     first = _agents_by_path(history, -1)
     agents = first
+    answers = _answers_returned(history)
     for step in history.steps:
         agents = _agents_by_path(history, step.index) if _deploys(step) else agents
         for request in step.requests:
-            found.extend(_results_misdelivered(step.index, request, agents, first))
+            found.extend(_results_misdelivered(step.index, request, agents, first, answers))
         if step.kind not in ("answer", "resend"):
             continue
         ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
@@ -128,19 +130,43 @@ def _agents_by_path(history: History, index: int) -> dict[str, Agent]:
     return {tree.name: tree, **dict(sub_agent_paths(tree))}
 
 
+# a sub-agent call's result as the oracle keys it: caller's path, caller's prompt, the caller's
+# turn the request is for, the call's toolUseId
+ReturnKey = tuple[str, str, int, str]
+
+
+def _answers_returned(history: History) -> dict[ReturnKey, str]:
+    """The calls whose result the oracle says is their sub-agent's answer, by key, whichever step
+    their caller's turn ends in (a target may end it sooner); a key the scenario gives two
+    different results (calls alike in all four, one turned away or retried) is left out."""
+    found: dict[ReturnKey, list[str | None]] = {}
+    returned = (entry for step in history.steps for entry in step.expected.get("returned", ()))
+    for path, prompt, turn, call_id, answer in returned:
+        got = found.setdefault((str(path), str(prompt), int(turn), str(call_id)), [])
+        got += [answer] if answer not in got else []
+    return {
+        key: answer for key, (answer, *others) in found.items() if answer is not None and not others
+    }
+
+
 def _results_misdelivered(
-    index: int, request: dict[str, Any], agents: dict[str, Agent], first: dict[str, Agent]
+    index: int,
+    request: dict[str, Any],
+    agents: dict[str, Agent],
+    first: dict[str, Agent],
+    answers: dict[ReturnKey, str],
 ) -> list[Violation]:
     """A parent's model request that carries, for a sub-agent call of the turn before it,
-    another call's result, or none at all.
+    another call's result, none at all, or another text where the call ran to its answer.
 
     The scripted model journals the results a request carries for the sub-agent calls of the
     turn it follows (``results``: toolUseId to text; a request journaled without them is not
     judged).  What each call must return comes from the scenario alone: the called sub-agent's
     answer to the call's prompt.  A result that is neither the call's own nor another call's
-    of that turn (an error, a gate's refusal) is not judged here, nor is a call the scenario's
-    tree (``first``) does not make just so in that turn (a deploy renamed its tool, or gave it
-    another id).
+    of that turn (an error, a gate's refusal) is judged only where the oracle says the call ran
+    to its answer (``answers``: not turned away by a busy sub-agent, not gated off, not
+    retried); a call the scenario's tree (``first``) does not make just so in that turn (a
+    deploy renamed its tool, or gave it another id) is not judged at all.
     """
     results = request.get("results")
     parent = agents.get(str(request.get("agent")))
@@ -173,6 +199,12 @@ def _results_misdelivered(
             seen = (
                 f"{path}'s model got {got!r} under toolUseId {call.id!r}: the result of "
                 f"{_call_text(path, other)}, returned to the wrong call"
+            )
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+        elif answers.get((path, str(request.get("prompt")), turn, call.id)) == own:
+            seen = (
+                f"{path}'s model got {brief(got)!r} under toolUseId {call.id!r}, not the call's "
+                "answer"
             )
             found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
     return found
