@@ -10,7 +10,7 @@ from typing import Final
 from unicodedata import normalize
 from urllib.parse import unquote
 
-from scenarios.model import Agent, Answer, Corrupt, Resend, Restart, Run, Scenario
+from scenarios.model import Agent, Answer, Call, Corrupt, Resend, Restart, Run, Scenario
 from scenarios.oracle import Oracle
 
 CLASSES: Final = (
@@ -34,6 +34,11 @@ CLASSES: Final = (
     "deploy-skew",
     "corruption",
 )
+# classes only a focused family draws on purpose (``scenarios.corpus.FAMILIES``): findings may
+# narrow by them, but the statistics, which hold every class of ``CLASSES`` to 5% of the counted
+# families, do not count them
+FOCUSED: Final = ("twin-prompts",)
+RECOGNISED: Final = CLASSES + FOCUSED
 
 
 def classes_of(scenario: Scenario) -> set[str]:
@@ -60,11 +65,24 @@ def classes_of(scenario: Scenario) -> set[str]:
             tools = [call.tool for call in turn]
             if len(tools) != len(set(tools)):
                 found.add("twin-calls")
+            if _twin_prompts(agent, turn):
+                found.add("twin-prompts")
             subs = {sub.name for sub in agent.sub_agents}
             if any(tool in subs for tool in tools) and any(tool not in subs for tool in tools):
                 found.add("mixed")
     found |= _step_classes(scenario)
     return found
+
+
+def _twin_prompts(agent: Agent, turn: tuple[Call, ...]) -> bool:
+    """The turn calls one sub-agent two or more times with different prompts, at least one of
+    which it has a script of its own for (its ``prompts``): twins that act and answer apart."""
+    subs = {sub.name: sub for sub in agent.sub_agents}
+    for name, sub in subs.items():
+        prompts = {call.prompt for call in turn if call.tool == name}
+        if len(prompts) >= 2 and prompts & set(sub.prompts):
+            return True
+    return False
 
 
 def _colliding(scenario: Scenario) -> bool:

@@ -12,8 +12,8 @@ each narrower set a built-in target draws its own sample within (the first built
 that set names the file; a check matches a file by the set in its header, never by name).  The
 first line is a header, then one line per scenario, family by family in the order of
 ``FAMILIES`` (the general one, then the focused ones: restore, effects, gated, ids, retried,
-deploy), each in the order drawn (a family that needs a capability the file was not drawn within
-has no lines there)::
+deploy, twins), each in the order drawn (a family that needs a capability the file was not drawn
+within has no lines there)::
 
     {"capabilities":null,"hypothesis":"6.170.17","profile":"ci","regenerate":"...","scenarios":400}
     {"name":"generated-000","scenario":{"description":"generated",...}}
@@ -60,6 +60,7 @@ from scenarios.strategies import (
 from scenarios.strategies.deploys import DEPLOY_NEEDS, deploy_scenarios
 from scenarios.strategies.gates import GATE_CAPABILITY, gated_scenarios
 from scenarios.strategies.retries import RETRY_CAPABILITY, retried_scenarios
+from scenarios.strategies.twins import twin_scenarios
 
 CORPUS: Final = Path(__file__).parent / "corpus"
 COMMITTED: Final = ("ci",)  # the profiles whose sample is committed; the others are drawn
@@ -125,6 +126,11 @@ FAMILIES: Final = (
         share=1 / 8,
         needs=DEPLOY_NEEDS,
     ),
+    # one sub-agent called with two or three prompts in one turn, each acting and answering its
+    # own way, so results or approvals crossed between twins show: 25 more
+    Family(
+        "twins-", lambda within: twin_scenarios(capabilities=within), share=1 / 8, statistics=False
+    ),
 )
 RESTORE: Final = FAMILIES[1].names  # how a name of the focused (restore) family begins
 EFFECTS: Final = FAMILIES[2].names  # and of the side-effects family
@@ -132,6 +138,7 @@ GATED: Final = FAMILIES[3].names  # and of the gated-call family
 IDS: Final = FAMILIES[4].names  # and of the adversarial-ids family
 RETRIED: Final = FAMILIES[5].names  # and of the retried-call family
 DEPLOY: Final = FAMILIES[6].names  # and of the deploy family
+TWINS: Final = FAMILIES[7].names  # and of the twin-call family
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(
     "("

@@ -119,7 +119,9 @@ def test_the_corpus_holds_every_family_under_todays_names() -> None:
             f"generated-gated-{i:03d}" for i in range(25)
         ] + [f"generated-ids-{i:03d}" for i in range(25)] + (
             retried if within is None or RETRY_CAPABILITY in within else []
-        ) + [f"generated-deploy-{i:03d}" for i in range(25)]
+        ) + [f"generated-deploy-{i:03d}" for i in range(25)] + [
+            f"generated-twins-{i:03d}" for i in range(25)
+        ]
 
 
 def test_langgraphs_two_shapes_run_the_same_lines_but_the_retried_calls() -> None:
@@ -163,6 +165,24 @@ def test_the_gated_family_is_at_least_five_percent_of_every_sample_and_has_gates
         assert len(classed) >= 0.05 * counted_size(drawn), path.name
         others = [scenario for name, scenario in drawn if not name.startswith(corpus.GATED)]
         assert not any("gated-agent-call" in classes_of(scenario) for scenario in others)
+
+
+def test_the_twins_family_calls_one_sub_agent_with_prompts_that_act_and_answer_apart() -> None:
+    """Every twins scenario's first turn calls one sub-agent with two or more prompts, each
+    scripted with its own answer, and at least one of those calls asks: results or approvals
+    handed to the wrong twin would show."""
+    for path in FILES:
+        twins = [scenario for name, scenario in committed(path) if name.startswith(corpus.TWINS)]
+        assert len(twins) == 25, path.name
+        for scenario in twins:
+            twin = scenario.tree.sub_agents[0]
+            called = [call.prompt for call in scenario.tree.turns[0] if call.tool == twin.name]
+            assert len(called) >= 2, path.name
+            assert set(called) == set(twin.prompts), path.name
+            answers = [script.answer for script in twin.prompts.values()]
+            assert len(set(answers)) == len(answers), path.name
+            assert any(script.turns for script in twin.prompts.values()), path.name
+            assert "twin-calls" in classes_of(scenario), path.name
 
 
 def test_a_family_is_drawn_only_within_capabilities_that_have_what_it_needs(
@@ -457,7 +477,7 @@ MALFORMED = {
         lines(GOOD_HEADER, {**json.loads(GOOD_LINE), "name": "colliding-ids"}),
         "line 2: name: expected generated-NNN or generated-restore-NNN or generated-effects-NNN "
         "or generated-gated-NNN or generated-ids-NNN or generated-retried-NNN or "
-        "generated-deploy-NNN, got 'colliding-ids'",
+        "generated-deploy-NNN or generated-twins-NNN, got 'colliding-ids'",
     ),
     "repeated-name": (
         lines({**GOOD_HEADER, "scenarios": 2}, GOOD_LINE, GOOD_LINE),

@@ -19,9 +19,9 @@ from harness.cli import build_parser
 from harness.findings import FindingsFileError, load_classes
 from harness.targets.base import CAPABILITIES
 from scenarios import schema
+from scenarios.classes import RECOGNISED
 from scenarios.loading import regression_files
 from scenarios.model import SCENARIO_CLASSES, ScenarioClass
-from scenarios.statistics import CLASSES as STATISTICS_CLASSES
 
 ROOT = Path(__file__).resolve().parent.parent
 MALFORMED = ROOT / "tests" / "malformed"
@@ -131,7 +131,7 @@ def test_the_adapter_guide_quotes_every_capability_as_the_code_means_it() -> Non
 
 def test_the_findings_page_explains_every_class_a_findings_file_may_name() -> None:
     page = _read("findings.md")
-    for name in STATISTICS_CLASSES:
+    for name in RECOGNISED:
         assert f"| `{name}` |" in page, name
 
 

@@ -171,3 +171,26 @@ def test_a_deploy_is_skew_only_while_a_question_is_pending() -> None:
     assert "deploy-skew" not in found
     assert "restart-after-the-end" in found
     assert "deploy-skew" in classes_of(deploy)
+
+
+def twin_mailer(prompts: dict[str, Any], called: list[str]) -> Any:
+    """One turn calls the mailer once per prompt of ``called``; it has scripts for ``prompts``."""
+    mailer = {"name": "mailer", "actions": [{"tool": "send", "label": "send"}], "prompts": prompts}
+    mailer["turns"] = [[{"tool": "send", "id": "s1"}]]
+    tree = {
+        "name": "orchestrator",
+        "sub_agents": [mailer],
+        "turns": [[{"tool": "mailer", "id": f"c{n}", "prompt": p} for n, p in enumerate(called)]],
+    }
+    data = {"description": "test", "source": "tests", "tree": tree, "steps": [{"run": "p1"}]}
+    return parse_scenario(data, "test")
+
+
+def test_twin_calls_with_prompts_of_their_own_are_twin_prompts() -> None:
+    """Two calls of one sub-agent in a turn, with different prompts one of which has its own
+    script; not twin calls playing one script, with one prompt or with no script of their own."""
+    own = {"mail Ana": {"answer": "mailed Ana"}}
+    assert "twin-prompts" in classes_of(twin_mailer(own, ["mail Ana", "mail Bo"]))
+    assert "twin-prompts" not in classes_of(twin_mailer(own, ["mail Ana", "mail Ana"]))
+    assert "twin-prompts" not in classes_of(twin_mailer({}, ["mail Ana", "mail Bo"]))
+    assert "twin-prompts" not in classes_of(twin_mailer(own, ["mail Ana"]))

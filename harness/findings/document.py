@@ -21,7 +21,7 @@ from pydantic import (
 
 from harness.checkers.violation import Violation
 from harness.findings.patterns import anchored, full
-from scenarios.classes import CLASSES
+from scenarios.classes import RECOGNISED
 from scenarios.model import Scenario
 
 PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must write why
@@ -153,7 +153,7 @@ class FindingClass(BaseModel):
     @field_validator("scenario_classes")
     @classmethod
     def _known_classes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = sorted(set(value) - set(CLASSES))
+        unknown = sorted(set(value) - set(RECOGNISED))
         if unknown:
             raise ValueError(f"unknown scenario class {unknown[0]!r}; valid ones: docs/findings.md")
         return value
