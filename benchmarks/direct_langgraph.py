@@ -17,7 +17,7 @@ from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel
 from fakes.protected import CALL_FIELD
 from harness.scratch import scratch_directory
-from harness.targets.langgraph import INPUT_FIELD
+from harness.targets.langgraph_graphs import INPUT_FIELD
 from harness.targets.langgraph_model import model_class
 from harness.targets.reference import agent_script
 
@@ -28,7 +28,8 @@ def _arguments(field: str) -> Any:
     (LangChain would otherwise build a pydantic model for every tool at every build)."""
     from pydantic import create_model
 
-    return create_model(f"{field.title()}Arguments", **{field: (str, ...)})
+    fields: dict[str, Any] = {field: (str, ...)}
+    return create_model(f"{field.title()}Arguments", **fields)
 
 
 def file_form_tool(ran: list[str]) -> Any:

@@ -16,7 +16,7 @@ from benchmarks.direct_langgraph import _arguments, file_form_tool
 from fakes.log import AppendOnlyLog
 from fakes.model import ScriptedModel
 from harness.scratch import scratch_directory
-from harness.targets.langgraph import INPUT_FIELD
+from harness.targets.langgraph_graphs import INPUT_FIELD
 from harness.targets.langgraph_model import model_class
 from harness.targets.reference import agent_script
 

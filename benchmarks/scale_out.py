@@ -21,6 +21,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import cast
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ("conformance.json", "conformance.md", "histories.sha256")
@@ -118,7 +119,8 @@ class Cluster:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
-                    stuck.append(" ".join(map(str, process.args[2:4])))
+                    started = cast(list[str], process.args)  # _start passes a list
+                    stuck.append(" ".join(started[2:4]))
         if stuck and kind is None:
             raise RuntimeError(f"{', '.join(stuck)}: did not end when asked, killed")
 
