@@ -119,6 +119,7 @@ CAUGHT_BY = {
 # Variants only a crash inside a step shows: the crash campaign over the generated suite.
 CAUGHT_BY_CRASHES = {"no-write-ahead"}
 
+
 @pytest.mark.parametrize("slug", sorted(CAUGHT_BY))
 def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
     variant = registry.get(f"bad-{slug}")
