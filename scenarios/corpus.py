@@ -30,7 +30,8 @@ families before it (and their names, which findings record) stay as they were: t
 count changes, and its capabilities where the new family needs one the generators did not
 consult before (``retries`` and ``changed_tree`` came so; ``retries`` parted langgraph's two
 shapes into two files, alike but for the retried calls).  Every line is ``json.dumps`` with
-sorted keys, no ASCII escaping and no spaces, so the same hypothesis release writes the same
+sorted keys (but an answer step's, which keep the order they were drawn in: the order the runner
+sends them in), no ASCII escaping and no spaces, so the same hypothesis release writes the same
 bytes.
 """
 
@@ -214,7 +215,18 @@ def render(profile: str, capabilities: Capabilities, drawn: Named) -> str:
 
 
 def _line(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return json.dumps(_keys_sorted(value), ensure_ascii=False, separators=(",", ":"))
+
+
+def _keys_sorted(value: Any, within: str = "") -> Any:
+    """``value`` with every object's keys sorted, but an answer step's (``answer``): the runner
+    sends answers in the order written, which is the order a person gave them in."""
+    if isinstance(value, dict):
+        keys = value if within == "answer" else sorted(value)
+        return {key: _keys_sorted(value[key], key) for key in keys}
+    if isinstance(value, list):
+        return [_keys_sorted(item) for item in value]
+    return value
 
 
 def folder(profile: str, corpus: Path | None = None) -> Path:

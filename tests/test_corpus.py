@@ -21,7 +21,7 @@ from harness.targets.base import CAPABILITIES, requirements
 from scenarios import corpus
 from scenarios.classes import classes_of
 from scenarios.loading import parse_scenario
-from scenarios.model import Corrupt, Scenario
+from scenarios.model import Answer, Corrupt, Scenario, Step
 from scenarios.strategies import (
     DRAWN_CAPABILITIES,
     effects_scenarios,
@@ -81,6 +81,35 @@ def test_another_hypothesis_release_fails_the_corpus_test_in_one_line(
     assert "\n" not in message
     assert "0.0.1 is installed" in message
     assert "regenerate deliberately (python -m harness generate --profile ci)" in message
+
+
+def test_a_line_keeps_the_order_answers_were_drawn_in_and_sorts_every_other_key(
+    tmp_path: Path,
+) -> None:
+    """The runner sends an answer's responses in the order written, the order a person gave
+    them in; the committed line must not sort them away."""
+    name, scenario = next(
+        (name, scenario)
+        for name, scenario in committed(FILES[0])
+        if any(isinstance(step, Answer) and len(step.answer) > 1 for step in scenario.steps)
+    )
+    steps = tuple(
+        Answer(answer=dict(reversed(step.answer.items()))) if isinstance(step, Answer) else step
+        for step in scenario.steps
+    )
+    path = tmp_path / "generated.jsonl"
+    path.write_text(
+        corpus.render("ci", None, [(name, scenario.model_copy(update={"steps": steps}))])
+    )
+    [(_, read_back)] = corpus.read(path, "ci")
+
+    def orders(steps: tuple[Step, ...]) -> list[list[str]]:
+        return [list(step.answer) for step in steps if isinstance(step, Answer)]
+
+    assert orders(read_back.steps) == orders(steps)
+    assert orders(steps) != [sorted(order) for order in orders(steps)]
+    line = json.loads(path.read_text().splitlines()[1])
+    assert list(line["scenario"]) == sorted(line["scenario"])
 
 
 def test_generate_replaces_every_file_and_removes_the_rest(
