@@ -19,9 +19,9 @@ Every request is journaled (agent, prompt, turn, message count, model state rece
 append-only log that outlives restarts; a request the provider refuses is journaled with the
 refusal (``refused``), so the history shows it even when the framework swallows the error (an
 agent-as-tool that hands its parent an error tool result).  A request that follows a turn which
-called sub-agents is journaled with the results it carries for those calls (``results``: each
-call's toolUseId to its result's text, a call with no result left out), so the history shows
-which result reached which call.
+called sub-agents or protected actions is journaled with the results it carries for those calls
+(``results``: each call's toolUseId to its result's text, a call with no result left out), so
+the history shows which result reached which call, and what an agent was told its action did.
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ class ToolCall:
     them (JSON text), for a model that sends arguments that are not an object.
     ``prompt_field``, when given, is the input under which the call carries the prompt its
     agent is answering (so a protected action knows which call of its agent it serves).
-    ``sub_agent`` marks a call of a sub-agent: the next request journals its result."""
+    ``sub_agent`` marks a call of a sub-agent and ``action`` one of a protected action: the next
+    request journals its result."""
 
     tool: str
     tool_use_id: str
@@ -61,6 +62,7 @@ class ToolCall:
     raw_input: str | None = None
     prompt_field: str | None = None
     sub_agent: bool = False
+    action: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ class ScriptedModel:
         prompt, index, previous = place_in_script(conversation)
         refusal = self._refusal(previous, model_state.get(RESPONSE_ID))
         turns = self.script.turns_for(prompt)
-        results = _sub_agent_results(turns, index, conversation)
+        results = _journaled_results(turns, index, conversation)
         self.journal.append(
             {
                 "agent": self.agent,
@@ -238,15 +240,16 @@ class ScriptedModel:
         return None
 
 
-def _sub_agent_results(
+def _journaled_results(
     turns: Sequence[Turn], index: int, conversation: Sequence[Said]
 ) -> dict[str, str] | None:
-    """The results a request playing turn ``index`` carries for the sub-agent calls of the turn
-    before it (the latest marked reply's), by toolUseId; None when that turn called none."""
+    """The results a request playing turn ``index`` carries for the sub-agent and protected
+    action calls of the turn before it (the latest marked reply's), by toolUseId; None when that
+    turn called neither."""
     answered = turns[index - 1] if 0 < index <= len(turns) else None
     if not isinstance(answered, CallTools):
         return None
-    calls = {call.tool_use_id for call in answered.calls if call.sub_agent}
+    calls = {call.tool_use_id for call in answered.calls if call.sub_agent or call.action}
     if not calls:
         return None
     carried: dict[str, str] = {}

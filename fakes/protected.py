@@ -84,6 +84,11 @@ class ProtectedAction:
         """What the action returns when it is not approved."""
         return f"{self.label}: refused"
 
+    @property
+    def done(self) -> str:
+        """What the action returns once it ran."""
+        return f"{self.label}: done"
+
     def approved(self, ask: Ask, prompt: str | None = None) -> bool:
         """Ask every question through ``ask`` (which raises to interrupt) until one is answered
         with anything but ``APPROVE``; whether none was.  A before-tool-call hook asks this way."""
@@ -98,7 +103,7 @@ class ProtectedAction:
     ) -> str:
         """Run the action, already approved: record it in the ledger."""
         ledger.record(self.label, agent, tool_use_id, prompt)
-        return f"{self.label}: done"
+        return self.done
 
     def perform(
         self,

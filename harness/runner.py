@@ -332,8 +332,9 @@ class Recorder:
     def _expected(self, expected: Expected) -> dict[str, Any]:
         """The oracle's expectation as recorded: its ``effects`` only for a tree that has
         ordinary tools, its ``failure_cause`` only for a step that must fail, and its
-        ``returned`` only for a step in which a sub-agent call returns, so the histories of every
-        other scenario and step read as before they existed."""
+        ``returned`` and ``acted`` only for a step in which a sub-agent's or a protected
+        action's call returns, so the histories of every other scenario and step read as before
+        they existed."""
         recorded = _immutable_fields(expected)
         if not self.has_effects:
             del recorded["effects"]
@@ -341,6 +342,8 @@ class Recorder:
             del recorded["failure_cause"]
         if not recorded["returned"]:  # recorded where a sub-agent call returns to its caller
             del recorded["returned"]
+        if not recorded["acted"]:  # and where a protected action's call does
+            del recorded["acted"]
         return recorded
 
     def retry(self, index: int) -> Observation:

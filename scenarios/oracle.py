@@ -95,6 +95,10 @@ class Expected:
     # request is for, the call's toolUseId, the sub-agent's answer), the answer None where the
     # call ended without one (its sub-agent busy, its gate denied) or a retry may have replaced it
     returned: tuple[tuple[str, str, int, str, str | None], ...] = ()
+    # and so for each protected action call: (caller's path, caller's prompt, the caller's turn,
+    # the call's toolUseId, the action's label, "ran" or "refused"), None for a call a retry may
+    # have replaced
+    acted: tuple[tuple[str, str, int, str, str, str | None], ...] = ()
     # why a step whose answer cannot be carried out must fail: the turn it needs was lost or its
     # stored continuation corrupted, the call it answers is gone, or (``unknown_answer``) it
     # names no pending question, and which (None for every other step)
@@ -109,6 +113,7 @@ class ActionCall:
     gate: bool = False  # a gate's question: approved, it calls its sub-agent and runs nothing
     path: str = ""  # the call it serves: its agent's path and the prompt that call was given
     prompt: str = ""
+    call_id: str = ""  # the toolUseId of the call (a gate's: none, it is its sub-agent call's)
     gone: bool = False  # a deploy took its tool (or an ancestor call's) away: it stays asking
     attempt: int = 0  # how many times this call was retried before this attempt
 
@@ -184,6 +189,7 @@ class Oracle:
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
     effects: list[tuple[str, str, str]] = field(default_factory=list)  # run during this step
     returned: list[tuple[str, str, int, str, str | None]] = field(default_factory=list)  # and so
+    acted: list[tuple[str, str, int, str, str, str | None]] = field(default_factory=list)
     tree: Agent | None = None  # the tree in force: the scenario's, then each deploy's
     retried: int = 0  # how many calls a retry has made again so far, over every step
 
@@ -205,6 +211,7 @@ class Oracle:
         (an id missing from it counts as not shown)."""
         self.effects = []
         self.returned = []
+        self.acted = []
         if isinstance(step, Run):
             return self._run(step.run)
         if isinstance(step, Answer):
@@ -385,10 +392,16 @@ class Oracle:
         self._release(activation)
 
     def _returned(self, parent: Activation) -> None:
-        """Note the result each sub-agent call of ``parent``'s ended turn returns: the called
-        sub-agent's answer to its prompt, where it was called and answered on the first attempt
-        of a call nothing retries."""
+        """Note the result each call of ``parent``'s ended turn returns: a sub-agent call, the
+        called sub-agent's answer to its prompt, where it was called and answered on the first
+        attempt of a call nothing retries; a protected action's, whether it ran or was refused
+        (unknown where a retry may have replaced the call)."""
         for call in parent.calls or []:
+            if isinstance(call, ActionCall):
+                outcome = call.outcome if call.attempt == 0 and call.action.retry is None else None
+                key = (parent.path, parent.prompt, parent.turn + 1, call.call_id)
+                self.acted.append((*key, call.action.label, outcome))
+                continue
             if not isinstance(call, SubCall) or call.call is None:
                 continue
             called = call.activation
@@ -411,7 +424,9 @@ class Oracle:
             return EffectCall()
         for action in parent.agent.actions:
             if action.tool == call.tool:
-                return ActionCall(action, path=parent.path, prompt=parent.prompt, attempt=attempt)
+                return ActionCall(
+                    action, path=parent.path, prompt=parent.prompt, call_id=call.id, attempt=attempt
+                )
         sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
         if sub.gate is not None:
             gate = ActionCall(
@@ -438,7 +453,11 @@ class Oracle:
                     break
                 if isinstance(call, ActionCall):
                     call = ActionCall(
-                        call.action, path=call.path, prompt=call.prompt, attempt=call.attempt + 1
+                        call.action,
+                        path=call.path,
+                        prompt=call.prompt,
+                        call_id=call.call_id,
+                        attempt=call.attempt + 1,
                     )
                 elif call.call is not None:
                     call = self._start(parent, call.call, executed, call.attempt + 1)
@@ -544,6 +563,7 @@ class Oracle:
             effects=tuple(sorted(self.effects)),
             served=tuple(sorted(served)),
             returned=tuple(sorted(self.returned, key=repr)),
+            acted=tuple(sorted(self.acted, key=repr)),
             failure_cause=cause,
         )
 

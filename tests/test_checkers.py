@@ -606,6 +606,74 @@ def test_i2_an_error_is_not_judged_where_the_call_may_end_without_its_answer() -
     assert violations("I2", returned_at(2, failed, both)) == []
 
 
+def told(result: str | None, outcome: str | None = "ran") -> History:
+    """worker_a's action deploy-a (toolUseId t-a) is approved after a restart and ``outcome``
+    is what the oracle says it did; worker_a's next request carries ``result`` for it (None:
+    none at all)."""
+    follow_up = request("orchestrator/worker_a", 3)
+    follow_up["results"] = {} if result is None else {"t-a": f"{marker('x', 1)} {result}"}
+    acted = [["orchestrator/worker_a", "do your part", 1, "t-a", "deploy-a", outcome]]
+    answered = answer("deploy-a", ran=("deploy-a",), requests=[follow_up])
+    answered = {**answered, "expected": {**answered["expected"], "acted": acted}}
+    return history(
+        run(shows=[ask("deploy-a")]), restart(expect_pending=[("deploy-a", 1)]), answered
+    )
+
+
+def test_i2_an_agent_told_its_action_ran_as_it_did_is_right() -> None:
+    assert violations("I2", told("deploy-a: done")) == []
+    assert violations("I2", told("deploy-a: refused", "refused")) == []
+    assert violations("I2", told("denied by the user", "refused")) == []
+
+
+def test_i2_an_action_that_ran_reported_otherwise_to_its_agent_is_flagged() -> None:
+    """What the model is told is all it knows of the action: a run reported as an error (or not
+    at all) is one it may do again or report as not done."""
+    found = violations("I2", told("Error: tool failed"))
+    assert [(v.step, v.expected, v.seen) for v in found] == [
+        (
+            2,
+            "orchestrator/worker_a's model is told deploy-a ran (toolUseId 't-a'): "
+            "'deploy-a: done'",
+            "orchestrator/worker_a's model got 'Error: tool failed' under toolUseId 't-a'",
+        )
+    ]
+    assert [v.seen for v in violations("I2", told(None))] == [
+        "orchestrator/worker_a's model got no result under toolUseId 't-a'"
+    ]
+
+
+def test_i2_a_refused_action_reported_as_done_is_flagged() -> None:
+    found = violations("I2", told("deploy-a: done", "refused"))
+    assert [(v.expected, v.seen) for v in found] == [
+        (
+            "orchestrator/worker_a's model is told deploy-a did not run (toolUseId 't-a')",
+            "orchestrator/worker_a's model got 'deploy-a: done' under toolUseId 't-a': told it ran",
+        )
+    ]
+
+
+def test_i2_an_action_a_retry_may_have_replaced_is_not_judged() -> None:
+    assert violations("I2", told("Error: tool failed", None)) == []
+
+
+def test_i2_what_an_agent_is_told_is_judged_only_where_the_scenario_ends_its_turn() -> None:
+    """A target whose steps differ from the scenario's (the turn ends a step sooner, or what ran
+    is wrong) has that reported by the runs and the pending questions; the result a request
+    carries then says what the target did, not what the scenario would have."""
+    early = told("Error: tool failed")
+    steps = list(early.steps)
+    acted = steps[2].expected.pop("acted")
+    steps[1] = replace(steps[1], expected={**steps[1].expected, "acted": acted})
+    assert violations("I2", replace(early, steps=tuple(steps))) == []
+    wrong_runs = told("deploy-a: done", "refused")
+    last = wrong_runs.steps[2]
+    steps = [*wrong_runs.steps[:2], replace(last, expected={**last.expected, "executions": []})]
+    assert [v.seen for v in violations("I2", replace(wrong_runs, steps=tuple(steps)))] == [
+        "deploy-a ran once: a sibling's action ran"
+    ]
+
+
 def test_i2_after_a_deploy_judges_the_kept_call_and_leaves_the_gone_one_alone() -> None:
     """A deploy renamed the mailer call-2 called: the kept call (call-1, same tool and id) must
     still bring its result; the gone call's question must stay pending, which I3 and I9 judge,

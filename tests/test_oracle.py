@@ -257,6 +257,16 @@ def test_each_call_returns_its_answer_where_its_callers_turn_ends() -> None:
     assert answered.returned == (("root", "go", 1, "1", "done"), ("root", "go", 1, "2", None))
 
 
+def test_each_action_call_returns_whether_it_ran_where_its_agents_turn_ends() -> None:
+    steps = [{"run": "go"}, {"answer": {"A": "approve", "B": "deny"}}]
+    run, answer = expectations(scenario(two_workers(), steps))
+    assert run.acted == ()
+    assert answer.acted == (
+        ("root/a", "do your part", 1, "t", "A", "ran"),
+        ("root/b", "do your part", 1, "t", "B", "refused"),
+    )
+
+
 def test_deep_nesting_counts_nested_stored_continuations() -> None:
     tree = {
         "name": "root",

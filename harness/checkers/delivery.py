@@ -12,6 +12,7 @@ from collections import Counter
 from typing import Any
 
 from fakes.model import strip_marker
+from fakes.protected import ProtectedAction
 from harness.checkers.records import (
     UNLABELLED,
     Served,
@@ -58,7 +59,10 @@ def exact_delivery_down(history: History) -> list[Violation]:
 
     Results up, per call: each sub-agent call's result must reach its parent's model under
     that call's own toolUseId (``_results_misdelivered``), its text what the tree in force at
-    the step says (the scenario's, or the latest deploy's).  A call a deploy changed or took
+    the step says (the scenario's, or the latest deploy's).  And each protected action call's
+    result must tell its agent's model what the action did (``_outcomes_misreported``): "done"
+    where it ran, anything else where it was refused, judged in the step the scenario ends its
+    agent's turn in, where what ran is right.  A call a deploy changed or took
     away is not judged here: a gone call's question must stay pending (I3, I9).
     """
     found: list[Violation] = []
@@ -67,8 +71,14 @@ def exact_delivery_down(history: History) -> list[Violation]:
     answers = _answers_returned(history)
     for step in history.steps:
         agents = _agents_by_path(history, step.index) if _deploys(step) else agents
+        # what an agent is told its actions did is judged in the step the scenario ends its turn
+        # in, where what ran is right: elsewhere the target's steps already differ from the
+        # scenario's, which this checker, I3, I4 or I9 report
+        runs_right = Counter(executed(step)) == Counter(expected_executed(step))
+        outcomes = _actions_returned(step) if runs_right else {}
         for request in step.requests:
             found.extend(_results_misdelivered(step.index, request, agents, first, answers))
+            found.extend(_outcomes_misreported(step.index, request, outcomes))
         if step.kind not in ("answer", "resend"):
             continue
         ran = Counter(executed(step)) if step.expected["error"] != "required" else Counter()
@@ -147,6 +157,49 @@ def _answers_returned(history: History) -> dict[ReturnKey, str]:
     return {
         key: answer for key, (answer, *others) in found.items() if answer is not None and not others
     }
+
+
+def _actions_returned(step: StepRecord) -> dict[ReturnKey, tuple[str, str]]:
+    """Each protected action call whose agent's turn ends in ``step``: its label and whether it
+    ran or was refused, by key; a key the step gives two outcomes, or none (a call a retry may
+    have replaced), is left out."""
+    found: dict[ReturnKey, list[tuple[str, str] | None]] = {}
+    for path, prompt, turn, call_id, label, outcome in step.expected.get("acted", ()):
+        got = found.setdefault((str(path), str(prompt), int(turn), str(call_id)), [])
+        told = None if outcome is None else (str(label), str(outcome))
+        got += [told] if told not in got else []
+    return {key: outcome for key, (outcome, *others) in found.items() if outcome and not others}
+
+
+def _outcomes_misreported(
+    index: int, request: dict[str, Any], outcomes: dict[ReturnKey, tuple[str, str]]
+) -> list[Violation]:
+    """A model request that carries, for a protected action call of the turn before it, a
+    result that misreports what the action did: not the action's own "done" where it ran (an
+    error, a refusal, nothing), or its "done" where it was refused.  What the model is told is
+    all it knows of the action: a run reported as refused is done again or reported as not
+    done, a refusal reported as done is reported to the human as done."""
+    results = request.get("results")
+    turn = request.get("turn")
+    if not isinstance(results, dict) or not isinstance(turn, int):
+        return []
+    path, prompt = str(request.get("agent")), str(request.get("prompt"))
+    found: list[Violation] = []
+    for (at, of, number, call_id), (label, outcome) in outcomes.items():
+        if (at, of, number) != (path, prompt, turn):
+            continue
+        done = ProtectedAction(label).done
+        got = strip_marker(str(results.get(call_id, ""))).strip() if call_id in results else None
+        if outcome == "ran" and got != done:
+            expected = f"{path}'s model is told {label} ran (toolUseId {call_id!r}): {done!r}"
+            said = "no result" if got is None else repr(brief(got))
+            seen = f"{path}'s model got {said} under toolUseId {call_id!r}"
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+        elif outcome == "refused" and got == done:
+            expected = f"{path}'s model is told {label} did not run (toolUseId {call_id!r})"
+            seen = f"{path}'s model got {done!r} under toolUseId {call_id!r}: told it ran"
+            found.append(EXACT_DELIVERY_DOWN.violation(index, expected, seen))
+    return found
 
 
 def _results_misdelivered(

@@ -113,7 +113,8 @@ def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) 
     A sub-agent call carries its prompt under ``prompt_field`` (the SDK's agent-as-tool input);
     a protected action's call carries, under ``CALL_FIELD``, the prompt the agent is answering
     (an ordinary tool's call does not: it asks nothing, and its run is named by its toolUseId).
-    A sub-agent call is marked as one, so the request after it journals the call's result.
+    A sub-agent call and a protected action's are marked as such, so the request after them
+    journals their results.
     """
     sub_agents = {sub.name for sub in agent.sub_agents}
     actions = {action.tool for action in agent.actions}
@@ -128,6 +129,7 @@ def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) 
                         input={prompt_field: call.prompt} if call.tool in sub_agents else {},
                         prompt_field=CALL_FIELD if call.tool in actions else None,
                         sub_agent=call.tool in sub_agents,
+                        action=call.tool in actions,
                     )
                     for call in turn
                 )
