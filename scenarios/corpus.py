@@ -50,6 +50,7 @@ from hypothesis.strategies import SearchStrategy
 from scenarios.loading import ScenarioFileError, parse_scenario
 from scenarios.model import Scenario
 from scenarios.statistics import sample
+from scenarios.steps import keys_sorted
 from scenarios.strategies import (
     DRAWN_CAPABILITIES,
     Capabilities,
@@ -215,18 +216,7 @@ def render(profile: str, capabilities: Capabilities, drawn: Named) -> str:
 
 
 def _line(value: Any) -> str:
-    return json.dumps(_keys_sorted(value), ensure_ascii=False, separators=(",", ":"))
-
-
-def _keys_sorted(value: Any, within: str = "") -> Any:
-    """``value`` with every object's keys sorted, but an answer step's (``answer``): the runner
-    sends answers in the order written, which is the order a person gave them in."""
-    if isinstance(value, dict):
-        keys = value if within == "answer" else sorted(value)
-        return {key: _keys_sorted(value[key], key) for key in keys}
-    if isinstance(value, list):
-        return [_keys_sorted(item) for item in value]
-    return value
+    return json.dumps(keys_sorted(value), ensure_ascii=False, separators=(",", ":"))
 
 
 def folder(profile: str, corpus: Path | None = None) -> Path:

@@ -12,6 +12,20 @@ from scenarios.fields import Name, Strict
 from scenarios.tree import Agent
 
 Response = Literal["approve", "deny"]
+# an answer step's fields: they reach the target in the order written, which canonical data keeps
+ORDERED: Final = ("answer", "answer_ids", "answer_calls")
+
+
+def keys_sorted(value: Any, ordered: bool = False) -> Any:
+    """A scenario's JSON data with every object's keys sorted, but within an answer step's
+    fields (``ORDERED``), which keep the order they are sent in: the canonical form the corpus
+    writes and a finding's digest hashes."""
+    if isinstance(value, dict):
+        keys = list(value) if ordered else sorted(value)
+        return {key: keys_sorted(value[key], ordered or key in ORDERED) for key in keys}
+    if isinstance(value, list):
+        return [keys_sorted(item, ordered) for item in value]
+    return value
 
 
 class Run(Strict):

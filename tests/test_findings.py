@@ -178,6 +178,20 @@ def test_the_digest_reads_what_the_scenario_does_not_its_formatting_or_prose(
     assert DIGEST.startswith("sha256:")
 
 
+def test_the_digest_reads_the_order_answers_are_sent_in() -> None:
+    """An answer's responses reach the target in the order written (twin-calls-answer-order
+    shows the order matters): the same answers written in another order are another run."""
+    ordered = load_scenario(REGRESSIONS / "twin-calls-answer-order.yaml")
+    data = ordered.model_dump(mode="json", exclude_defaults=True)
+    steps = [
+        {"answer": dict(reversed(step["answer"].items()))} if "answer" in step else step
+        for step in data["steps"]
+    ]
+    reordered = parse_scenario({**data, "steps": steps}, "reordered")
+    assert reordered == ordered  # equal as data: dicts compare without their order
+    assert scenario_digest(reordered) != scenario_digest(ordered)
+
+
 def test_a_class_covers_a_generated_violation_its_witness_names(tmp_path: Path) -> None:
     document = document_of(tmp_path, RECORDED + CLASS)
     generated = run(

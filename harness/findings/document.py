@@ -23,6 +23,7 @@ from harness.checkers.violation import Violation
 from harness.findings.patterns import anchored, full
 from scenarios.classes import RECOGNISED
 from scenarios.model import Scenario
+from scenarios.steps import keys_sorted
 
 PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must write why
 DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
@@ -203,11 +204,12 @@ PROSE = ("description", "source")  # what a person reads; no run depends on it
 
 def scenario_digest(scenario: Scenario) -> str:
     """The digest a regression finding is bound to: sha256 of the scenario's normalised JSON
-    (its model dump without defaults, keys sorted) less its prose, so what the scenario does
-    counts (its tree, steps, expectations, classes) and formatting, comments, the description and
-    the source do not."""
+    (its model dump without defaults, keys sorted but an answer's, which are sent in the order
+    written) less its prose, so what the scenario does counts (its tree, steps and the order of
+    its answers, expectations, classes) and formatting, comments, the description and the source
+    do not."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
     for key in PROSE:
         data.pop(key, None)
-    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(keys_sorted(data), separators=(",", ":"), ensure_ascii=False)
     return DIGEST + hashlib.sha256(text.encode("utf-8")).hexdigest()
