@@ -356,13 +356,26 @@ def _worker(
     }[shape]
     mine = ids.agent()
     worker["turns"] = [mine.turn([{"tool": tool} for tool in turn]) for turn in turns]
-    if can("preserve_context") and draw(drawn.integers(0, 4)) == 0:
-        worker["preserve_context"] = True
-    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
-        worker["stateful_provider"] = True
-    if can("sliding_window") and draw(drawn.integers(0, 4)) == 0:
-        worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    sometimes_keeps_state(draw, worker, can, preserve_context=4)
     return worker
+
+
+def sometimes_keeps_state(
+    draw: Draw, agent: dict[str, Any], can: Callable[[str], bool], *, preserve_context: int | None
+) -> None:
+    """Give ``agent`` what a target can keep between its calls, as far as ``can`` allows: its
+    history (one draw in ``preserve_context + 1``; None: never), a stateful provider (one in
+    four), a small window (one in five)."""
+    if (
+        preserve_context is not None
+        and can("preserve_context")
+        and draw(drawn.integers(0, preserve_context)) == 0
+    ):
+        agent["preserve_context"] = True
+    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
+        agent["stateful_provider"] = True
+    if can("sliding_window") and draw(drawn.integers(0, 4)) == 0:
+        agent["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
 
 
 def _played(draw: Draw, tree: dict[str, Any], can: Callable[[str], bool]) -> Scenario:

@@ -23,7 +23,14 @@ from hypothesis import strategies as st
 
 import scenarios.strategies.drawn as drawn
 from scenarios.model import Scenario
-from scenarios.strategies.families import Capabilities, Draw, IdDrawer, _can, _played
+from scenarios.strategies.families import (
+    Capabilities,
+    Draw,
+    IdDrawer,
+    _can,
+    _played,
+    sometimes_keeps_state,
+)
 
 ACTIONS = ("act0", "act1")  # the twin sub-agent's actions: a prompt runs some of them
 
@@ -84,10 +91,5 @@ def _twin(
             script["turns"] = [mine.turn([{"tool": tool} for tool in chosen])]
         prompts[f"part {index}"] = script
     agent["prompts"] = prompts
-    if nested and can("preserve_context") and draw(drawn.integers(0, 3)) == 0:
-        agent["preserve_context"] = True
-    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
-        agent["stateful_provider"] = True
-    if can("sliding_window") and draw(drawn.integers(0, 4)) == 0:
-        agent["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    sometimes_keeps_state(draw, agent, can, preserve_context=3 if nested else None)
     return agent
