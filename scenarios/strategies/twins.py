@@ -8,8 +8,9 @@ Here the twin sub-agent has a script per prompt (``scenarios.tree.PromptScript``
 runs its own subset of the sub-agent's actions (none: it answers at once, beside a parked twin)
 and answers with its own text, and at least one of them asks.  Sometimes a plain sub-agent asks
 beside the twins, sometimes the twin sub-agent calls a nested sub-agent twice the same way, and
-sometimes the orchestrator calls the twins again in a second turn.  The twin keeps its history
-(preserve_context), has a stateful provider or a window, as far as the target can express.
+sometimes the orchestrator calls the twins again in a second turn.  The orchestrator's twin
+sub-agent sometimes keeps its history (preserve_context), and any twin sub-agent sometimes has a
+stateful provider or a window, as far as the target can express them.
 Steps are drawn as the effects family draws them (``families._played``): restarts anywhere,
 answers to all or part of what is pending, denials, resends, later prompts.
 """
