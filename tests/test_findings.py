@@ -16,6 +16,7 @@ from harness.findings import (
     FindingsFile,
     FindingsFileError,
     Observed,
+    carried_results,
     dump_findings_file,
     judge_findings,
     load_document,
@@ -74,8 +75,9 @@ def run(
     classes: frozenset[str] = frozenset({"twin-calls"}),
     errors: tuple[str, ...] = (),
     generated: bool = False,
+    results: tuple[str, ...] = (),
 ) -> Observed:
-    return Observed(scenario, digest, classes, violations, errors, generated)
+    return Observed(scenario, digest, classes, violations, errors, generated, results)
 
 
 def new_of(verdict_new: tuple[tuple[str, Violation], ...]) -> list[Violation]:
@@ -248,6 +250,58 @@ def test_a_class_that_covers_nothing_in_its_sample_fails_the_run(tmp_path: Path)
     assert not verdict.passes
     # without generated scenarios, classes are not judged
     assert judge_findings(document, [run((LOST, "answer"))]).passes
+
+
+TURNED_AWAY = "orchestrator: Agent 'mailer' is already processing a request"
+BY_RESULT = CLASS.replace(
+    "        error: '^UserError: the same tool invocation identity .*$'\n",
+    "        result: '^[a-z/]+: Agent ''[a-z]+'' is already processing a request$'\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("results", "excused"),
+    [
+        ((TURNED_AWAY,), True),
+        (("orchestrator: mail sent", TURNED_AWAY), True),  # one of the results is enough
+        (("orchestrator: mail sent",), False),  # the cause its explanation gives is absent
+        ((), False),
+        ((TURNED_AWAY + " (retry later)",), False),  # patterns match in full
+    ],
+)
+def test_a_result_narrows_a_witness_to_runs_whose_models_were_told_it(
+    tmp_path: Path, results: tuple[str, ...], excused: bool
+) -> None:
+    assert "result:" in BY_RESULT
+    document = document_of(tmp_path, RECORDED + BY_RESULT)
+    generated = run(
+        (OTHER_ACTION, "answer"), scenario="generated-007", generated=True, results=results
+    )
+    verdict = judge_findings(document, [generated])
+    assert verdict.passes is excused
+    assert new_of(verdict.new) == ([] if excused else [OTHER_ACTION])
+
+
+def test_a_witness_of_a_result_alone_is_refused(tmp_path: Path) -> None:
+    alone = BY_RESULT.replace("        seen: '^\\S+ ran 0 times$'\n", "")
+    assert "seen:" not in alone.split("witnesses:")[1]
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED + alone)
+    assert "a witness needs a pattern" in str(refused.value)
+
+
+def test_the_carried_results_are_the_runs_own_requests_not_its_controls() -> None:
+    def step(index: int, requests: list[dict[str, object]]) -> StepRecord:
+        return StepRecord(index, "run", {}, {}, {"error": None}, [], [], requests, [], None)
+
+    told = {"agent": "orchestrator", "turn": 1, "results": {"t1": "done", "t2": "busy"}}
+    control = History("x", {}, {}, (step(0, [{"agent": "orchestrator", "results": {"t": "c"}}]),))
+    history = History(
+        "x", {}, {}, (step(0, [{"agent": "orchestrator", "turn": 0}]), step(1, [told])), control
+    )
+
+    assert carried_results(history) == ("orchestrator: done", "orchestrator: busy")
+    assert carried_results(control) == ("orchestrator: c",)
 
 
 def test_notes_are_not_errors() -> None:

@@ -26,6 +26,7 @@ The format::
             seen: '^send-mail ran 0 times: approval not delivered$'
             expected: '^send-mail runs once$'      # optional, like seen
             error: '^.*already processing a request.*$'  # optional: a recorded error of the run
+            result: '^orchestrator: Agent .+$'     # optional: a result its models were told
             sometimes: true         # optional: a race in the SDK shows it in some runs only
     classes:                        # the same bugs as they show in generated scenarios
       - class: second-call-turned-away
@@ -38,10 +39,11 @@ The format::
 A witness matches a violation of its invariant at a step of its kind when every pattern it gives
 matches in full: ``expected`` and ``seen`` the violation's own sentences, ``error`` some error the
 run recorded (a step's ``observed["error"]``, or a model request the provider refused, as
-"agent: refusal", in the run or its restart-free control; notes are not errors).  Patterns
-must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and
-are matched with ``re.fullmatch``; a witness gives at least one, and none may match any text
-(``^.*$``).
+"agent: refusal", in the run or its restart-free control; notes are not errors), ``result``
+some tool result a model request of the run (not its control) carried, as "agent: result".
+Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
+with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
+``result`` only narrows), and none may match any text (``^.*$``).
 
 A regression finding applies only to the scenario of its name *and* digest.  A class applies only
 to generated scenarios (and only to those with its ``scenario_classes``), and only when generated
@@ -91,6 +93,7 @@ from harness.findings.verdict import (
     Missing,
     Observed,
     Verdict,
+    carried_results,
     judge_findings,
     observe,
     recorded_errors,
@@ -111,6 +114,7 @@ __all__ = [
     "Recorded",
     "Verdict",
     "Witness",
+    "carried_results",
     "dump_findings_file",
     "findings_path",
     "judge_findings",

@@ -45,9 +45,10 @@ class Witness(BaseModel):
     expected: str | None = None
     seen: str | None = None
     error: str | None = None
+    result: str | None = None
     sometimes: bool = False
 
-    @field_validator("expected", "seen", "error")
+    @field_validator("expected", "seen", "error", "result")
     @classmethod
     def _anchored(cls, value: str | None) -> str | None:
         return None if value is None else anchored(value)
@@ -58,15 +59,22 @@ class Witness(BaseModel):
             raise ValueError("a witness needs a pattern: expected, seen or error")
         return self
 
-    def matches(self, violation: Violation, kind: str, errors: Sequence[str]) -> bool:
+    def matches(
+        self,
+        violation: Violation,
+        kind: str,
+        errors: Sequence[str],
+        results: Sequence[str] = (),
+    ) -> bool:
         """Whether this witness names ``violation`` (at a step of ``kind``, in a run that
-        recorded ``errors``)."""
+        recorded ``errors`` and whose model requests carried ``results``)."""
         return (
             violation.invariant == self.invariant
             and kind == self.step
             and full(self.expected, violation.expected)
             and full(self.seen, violation.seen)
-            and (self.error is None or any(re.fullmatch(self.error, e) for e in errors))
+            and _some(self.error, errors)
+            and _some(self.result, results)
         )
 
     def describe(self) -> str:
@@ -81,18 +89,32 @@ class Witness(BaseModel):
                 ("expected", self.expected),
                 ("seen", self.seen),
                 ("error", self.error),
+                ("result", self.result),
             )
             if value is not None
         ]
         return ", ".join(parts)
 
 
+def _some(pattern: str | None, texts: Sequence[str]) -> bool:
+    """Whether ``pattern`` matches one of ``texts`` in full (no pattern: it asks nothing)."""
+    return pattern is None or any(re.fullmatch(pattern, text) for text in texts)
+
+
 def first_match(
-    witnesses: Sequence[Witness], violation: Violation, kind: str, errors: Sequence[str]
+    witnesses: Sequence[Witness],
+    violation: Violation,
+    kind: str,
+    errors: Sequence[str],
+    results: Sequence[str] = (),
 ) -> int | None:
     """The position of the first of ``witnesses`` that names ``violation``, or None."""
     return next(
-        (i for i, witness in enumerate(witnesses) if witness.matches(violation, kind, errors)),
+        (
+            i
+            for i, witness in enumerate(witnesses)
+            if witness.matches(violation, kind, errors, results)
+        ),
         None,
     )
 

@@ -32,6 +32,7 @@ class Observed:
     violations: tuple[tuple[Violation, str], ...]  # each with its step's kind (or "none")
     errors: tuple[str, ...]  # the errors the run (and its control) recorded, not notes
     generated: bool = False  # drawn by the generator: classes may cover it, findings never
+    results: tuple[str, ...] = ()  # the tool results the run's model requests carried
 
 
 @dataclass(frozen=True)
@@ -109,6 +110,7 @@ def observe(
         tuple((violation, step_kind(history, violation)) for violation in violations),
         recorded_errors(history),
         generated,
+        carried_results(history),
     )
 
 
@@ -185,11 +187,11 @@ def _excuse(
     """The first recorded witness that names ``violation``: its regression finding's, else a
     class's (in the file's order)."""
     if entry is not None:
-        position = first_match(entry.witnesses, violation, kind, run.errors)
+        position = first_match(entry.witnesses, violation, kind, run.errors, run.results)
         if position is not None:
             return Excused(run.scenario, violation, entry.explanation, None, position)
     for found in classes:
-        position = first_match(found.witnesses, violation, kind, run.errors)
+        position = first_match(found.witnesses, violation, kind, run.errors, run.results)
         if position is not None:
             explanation = f"in the recorded class `{found.name}` (shown by " + (
                 ", ".join(found.shown_by) + ")"
@@ -214,6 +216,18 @@ def recorded_errors(history: History) -> tuple[str, ...]:
         if request.get("refused") is not None
     )
     return own + refused + (() if history.control is None else recorded_errors(history.control))
+
+
+def carried_results(history: History) -> tuple[str, ...]:
+    """The tool results the run's model requests carried, each as "agent: result", in the order
+    the requests were made (the restart-free control's are not the run's: a witness anchored on a
+    result names what this run's models were told)."""
+    return tuple(
+        f"{request.get('agent')}: {result}"
+        for step in history.steps
+        for request in step.requests
+        for result in (request.get("results") or {}).values()
+    )
 
 
 def step_kind(history: History, violation: Violation) -> str:
