@@ -126,6 +126,7 @@ def _observation(data: dict[str, Any]) -> Observation:
         pending=tuple(PendingInterrupt(**item) for item in data["pending"]),
         final_answer=data["final_answer"],
         error=data["error"],
+        warnings=tuple(data.get("warnings", ())),
     )
 
 

@@ -385,12 +385,15 @@ class Recorder:
             )
         if observation.stop_reason is not None:
             self.shown = observation.pending
-        return {
+        observed: dict[str, Any] = {
             "stop_reason": observation.stop_reason,
             "pending": [_pending_record(pending) for pending in observation.pending],
             "final_answer": observation.final_answer,
             "error": observation.error,
         }
+        if observation.warnings:  # recorded where there are some: most steps log none
+            observed["warnings"] = [str(warning) for warning in observation.warnings]
+        return observed
 
     def _gained(self) -> dict[str, Any]:
         before = self.seen

@@ -21,6 +21,7 @@ from harness.findings import (
     judge_findings,
     load_document,
     load_findings,
+    logged_warnings,
     read_findings_file,
     record,
     recorded_errors,
@@ -76,8 +77,9 @@ def run(
     errors: tuple[str, ...] = (),
     generated: bool = False,
     results: tuple[str, ...] = (),
+    warnings: tuple[str, ...] = (),
 ) -> Observed:
-    return Observed(scenario, digest, classes, violations, errors, generated, results)
+    return Observed(scenario, digest, classes, violations, errors, generated, results, warnings)
 
 
 def new_of(verdict_new: tuple[tuple[str, Violation], ...]) -> list[Violation]:
@@ -282,12 +284,66 @@ def test_a_result_narrows_a_witness_to_runs_whose_models_were_told_it(
     assert new_of(verdict.new) == ([] if excused else [OTHER_ACTION])
 
 
-def test_a_witness_of_a_result_alone_is_refused(tmp_path: Path) -> None:
-    alone = BY_RESULT.replace("        seen: '^\\S+ ran 0 times$'\n", "")
+LOCK_WARNING = "tool_name=<mailer>, tool_use_id=<call-2> | agent is already processing a request"
+BY_WARNING = CLASS.replace(
+    "        error: '^UserError: the same tool invocation identity .*$'\n",
+    "        warning: '^tool_name=<[a-z]+>, tool_use_id=<.*> \\| agent is already processing "
+    "a request$'\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("warnings", "results", "excused"),
+    [
+        ((LOCK_WARNING,), (), True),
+        (("window_size=<2> | unable to trim", LOCK_WARNING), (), True),
+        (("window_size=<2> | unable to trim",), (), False),
+        ((), (TURNED_AWAY,), False),  # a result is not a warning: each names its own record
+        ((), (), False),
+    ],
+)
+def test_a_warning_narrows_a_witness_to_runs_whose_sdk_logged_it(
+    tmp_path: Path, warnings: tuple[str, ...], results: tuple[str, ...], excused: bool
+) -> None:
+    assert "warning:" in BY_WARNING
+    document = document_of(tmp_path, RECORDED + BY_WARNING)
+    generated = run(
+        (OTHER_ACTION, "answer"),
+        scenario="generated-007",
+        generated=True,
+        results=results,
+        warnings=warnings,
+    )
+    assert judge_findings(document, [generated]).passes is excused
+
+
+@pytest.mark.parametrize("narrowing", ["BY_RESULT", "BY_WARNING"])
+def test_a_witness_of_a_result_or_a_warning_alone_is_refused(
+    tmp_path: Path, narrowing: str
+) -> None:
+    text = {"BY_RESULT": BY_RESULT, "BY_WARNING": BY_WARNING}[narrowing]
+    alone = text.replace("        seen: '^\\S+ ran 0 times$'\n", "")
     assert "seen:" not in alone.split("witnesses:")[1]
     with pytest.raises(FindingsFileError) as refused:
         document_of(tmp_path, RECORDED + alone)
     assert "a witness needs a pattern" in str(refused.value)
+
+
+def test_the_logged_warnings_are_the_runs_own_steps_not_its_controls() -> None:
+    def step(index: int, observed: dict[str, object]) -> StepRecord:
+        return StepRecord(index, "run", {}, {}, observed, [], [], [], [], None)
+
+    control = History("x", {}, {}, (step(0, {"warnings": ["from the control"]}),))
+    history = History(
+        "x",
+        {},
+        {},
+        (step(0, {"error": None}), step(1, {"warnings": ["first", "second"]})),
+        control,
+    )
+
+    assert logged_warnings(history) == ("first", "second")
+    assert logged_warnings(control) == ("from the control",)
 
 
 def test_the_carried_results_are_the_runs_own_requests_not_its_controls() -> None:

@@ -162,6 +162,27 @@ def test_public_events_are_recorded_without_run_identity() -> None:
     assert "<uuid>" in text or "tracking_id" not in text
 
 
+def test_a_call_turned_away_is_recorded_as_the_sdk_warned_it_in_its_step() -> None:
+    """The second call of one agent tool in a turn is turned away by the tool's lock without an
+    error: the warning the SDK logs is kept on the step it was logged in (and only there), so a
+    findings witness can name that cause."""
+    path = next(path for path in FILES if path.stem == "twin-calls")
+    history = run_scenario(TARGET, load_scenario(path), path.stem)
+    logged = [(step.index, step.observed.get("warnings")) for step in history.steps]
+
+    turned_away = [
+        (index, warning)
+        for index, warnings in logged
+        for warning in warnings or ()
+        if warning.endswith("| agent is already processing a request")
+    ]
+    assert turned_away, logged
+    assert all(
+        warning.startswith("tool_name=<mailer>, tool_use_id=<") for _, warning in turned_away
+    )
+    assert all(warnings is None or warnings for _, warnings in logged)  # never an empty list
+
+
 def test_stored_turns_are_found_where_the_release_keeps_them() -> None:
     path = next(path for path in FILES if path.stem == "colliding-ids")
     history = run_scenario(TARGET, load_scenario(path), path.stem)

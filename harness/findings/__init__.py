@@ -27,6 +27,7 @@ The format::
             expected: '^send-mail runs once$'      # optional, like seen
             error: '^.*already processing a request.*$'  # optional: a recorded error of the run
             result: '^orchestrator: Agent .+$'     # optional: a result its models were told
+            warning: '^.*already processing.*$'    # optional: what the SDK logged at WARNING
             sometimes: true         # optional: a race in the SDK shows it in some runs only
     classes:                        # the same bugs as they show in generated scenarios
       - class: second-call-turned-away
@@ -40,10 +41,11 @@ A witness matches a violation of its invariant at a step of its kind when every 
 matches in full: ``expected`` and ``seen`` the violation's own sentences, ``error`` some error the
 run recorded (a step's ``observed["error"]``, or a model request the provider refused, as
 "agent: refusal", in the run or its restart-free control; notes are not errors), ``result``
-some tool result a model request of the run (not its control) carried, as "agent: result".
+some tool result a model request of the run (not its control) carried, as "agent: result",
+``warning`` something the SDK logged at WARNING during a step of the run (not its control).
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
-``result`` only narrows), and none may match any text (``^.*$``).
+``result`` or a ``warning`` only narrows), and none may match any text (``^.*$``).
 
 A regression finding applies only to the scenario of its name *and* digest.  A class applies only
 to generated scenarios (and only to those with its ``scenario_classes``), and only when generated
@@ -95,6 +97,7 @@ from harness.findings.verdict import (
     Verdict,
     carried_results,
     judge_findings,
+    logged_warnings,
     observe,
     recorded_errors,
 )
@@ -121,6 +124,7 @@ __all__ = [
     "load_classes",
     "load_document",
     "load_findings",
+    "logged_warnings",
     "observe",
     "read_findings_file",
     "record",

@@ -8,6 +8,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
@@ -29,6 +30,17 @@ PLACEHOLDER = "TO BE EXPLAINED"  # what ``record`` writes where a person must wr
 DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` reads its own drafts)
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """What a run recorded besides its violations, for a witness's patterns to name: its
+    errors (``error``), the tool results its model requests carried (``result``) and what the
+    SDK logged at WARNING (``warning``)."""
+
+    errors: tuple[str, ...] = ()
+    results: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-5])|D|O)$")]
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
 DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
@@ -46,9 +58,10 @@ class Witness(BaseModel):
     seen: str | None = None
     error: str | None = None
     result: str | None = None
+    warning: str | None = None
     sometimes: bool = False
 
-    @field_validator("expected", "seen", "error", "result")
+    @field_validator("expected", "seen", "error", "result", "warning")
     @classmethod
     def _anchored(cls, value: str | None) -> str | None:
         return None if value is None else anchored(value)
@@ -59,22 +72,17 @@ class Witness(BaseModel):
             raise ValueError("a witness needs a pattern: expected, seen or error")
         return self
 
-    def matches(
-        self,
-        violation: Violation,
-        kind: str,
-        errors: Sequence[str],
-        results: Sequence[str] = (),
-    ) -> bool:
+    def matches(self, violation: Violation, kind: str, evidence: Evidence) -> bool:
         """Whether this witness names ``violation`` (at a step of ``kind``, in a run that
-        recorded ``errors`` and whose model requests carried ``results``)."""
+        recorded ``evidence``)."""
         return (
             violation.invariant == self.invariant
             and kind == self.step
             and full(self.expected, violation.expected)
             and full(self.seen, violation.seen)
-            and _some(self.error, errors)
-            and _some(self.result, results)
+            and _some(self.error, evidence.errors)
+            and _some(self.result, evidence.results)
+            and _some(self.warning, evidence.warnings)
         )
 
     def describe(self) -> str:
@@ -90,6 +98,7 @@ class Witness(BaseModel):
                 ("seen", self.seen),
                 ("error", self.error),
                 ("result", self.result),
+                ("warning", self.warning),
             )
             if value is not None
         ]
@@ -102,19 +111,11 @@ def _some(pattern: str | None, texts: Sequence[str]) -> bool:
 
 
 def first_match(
-    witnesses: Sequence[Witness],
-    violation: Violation,
-    kind: str,
-    errors: Sequence[str],
-    results: Sequence[str] = (),
+    witnesses: Sequence[Witness], violation: Violation, kind: str, evidence: Evidence
 ) -> int | None:
     """The position of the first of ``witnesses`` that names ``violation``, or None."""
     return next(
-        (
-            i
-            for i, witness in enumerate(witnesses)
-            if witness.matches(violation, kind, errors, results)
-        ),
+        (i for i, witness in enumerate(witnesses) if witness.matches(violation, kind, evidence)),
         None,
     )
 

@@ -110,13 +110,11 @@ def _rerecorded(entry: FindingEntry | None, run: Observed) -> FindingEntry | Non
     kept: list[Witness] = []
     if entry is not None:
         for witness in entry.witnesses:
-            shown = any(
-                witness.matches(v, kind, run.errors, run.results) for v, kind in run.violations
-            )
+            shown = any(witness.matches(v, kind, run.evidence) for v, kind in run.violations)
             if shown or witness.sometimes:
                 kept.append(witness)
     for violation, kind in run.violations:
-        if first_match(kept, violation, kind, run.errors, run.results) is None:
+        if first_match(kept, violation, kind, run.evidence) is None:
             kept.append(exact_witness(violation, kind))
     explanation = entry.explanation if entry is not None else f"{PLACEHOLDER}: why does it happen?"
     return FindingEntry.model_validate(
@@ -159,7 +157,7 @@ def _witnesses(indent: str, witnesses: Sequence[Witness]) -> list[str]:
     for witness in witnesses:
         fields = witness.model_dump(exclude_defaults=True)
         first = True
-        for key in ("invariant", "step", "expected", "seen", "error", "result", "sometimes"):
+        for key in Witness.model_fields:  # in the order the model declares them
             if key not in fields:
                 continue
             value = fields[key]

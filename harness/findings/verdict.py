@@ -10,6 +10,7 @@ from typing import Any
 
 from harness.checkers.violation import Violation
 from harness.findings.document import (
+    Evidence,
     FindingClass,
     FindingEntry,
     FindingsFile,
@@ -33,6 +34,11 @@ class Observed:
     errors: tuple[str, ...]  # the errors the run (and its control) recorded, not notes
     generated: bool = False  # drawn by the generator: classes may cover it, findings never
     results: tuple[str, ...] = ()  # the tool results the run's model requests carried
+    warnings: tuple[str, ...] = ()  # what the SDK logged at WARNING during the run
+
+    @property
+    def evidence(self) -> Evidence:
+        return Evidence(self.errors, self.results, self.warnings)
 
 
 @dataclass(frozen=True)
@@ -111,6 +117,7 @@ def observe(
         recorded_errors(history),
         generated,
         carried_results(history),
+        logged_warnings(history),
     )
 
 
@@ -187,11 +194,11 @@ def _excuse(
     """The first recorded witness that names ``violation``: its regression finding's, else a
     class's (in the file's order)."""
     if entry is not None:
-        position = first_match(entry.witnesses, violation, kind, run.errors, run.results)
+        position = first_match(entry.witnesses, violation, kind, run.evidence)
         if position is not None:
             return Excused(run.scenario, violation, entry.explanation, None, position)
     for found in classes:
-        position = first_match(found.witnesses, violation, kind, run.errors, run.results)
+        position = first_match(found.witnesses, violation, kind, run.evidence)
         if position is not None:
             explanation = f"in the recorded class `{found.name}` (shown by " + (
                 ", ".join(found.shown_by) + ")"
@@ -227,6 +234,14 @@ def carried_results(history: History) -> tuple[str, ...]:
         for step in history.steps
         for request in step.requests
         for result in (request.get("results") or {}).values()
+    )
+
+
+def logged_warnings(history: History) -> tuple[str, ...]:
+    """What the SDK logged at WARNING during the run's steps (each step's
+    ``observed["warnings"]``), in order; the restart-free control's are not the run's."""
+    return tuple(
+        str(warning) for step in history.steps for warning in step.observed.get("warnings", ())
     )
 
 

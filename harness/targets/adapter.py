@@ -225,7 +225,7 @@ def shown_to_the_human(interrupts: Iterable[AnInterrupt]) -> tuple[PendingInterr
 
 def quiet_sdk_logs(*names: str) -> None:
     """Keep an SDK's warnings off the terminal (Python prints a library's records when it has no
-    handler); its ERROR records are still read during every step (``ErrorLog``)."""
+    handler); its WARNING and ERROR records are still read during every step (``ErrorLog``)."""
     for name in names:
         sdk_logger = logging.getLogger(name)
         if not any(isinstance(handler, logging.NullHandler) for handler in sdk_logger.handlers):
@@ -233,14 +233,18 @@ def quiet_sdk_logs(*names: str) -> None:
 
 
 class ErrorLog(logging.Handler):
-    """Collects what an SDK logs at ERROR or above during one step."""
+    """Collects what an SDK logs during one step: at ERROR or above (``messages``, the
+    observation's ``error``), and at WARNING (``warnings``: what it skipped or turned away
+    without failing)."""
 
     def __init__(self) -> None:
-        super().__init__(level=logging.ERROR)
+        super().__init__(level=logging.WARNING)
         self.messages: list[str] = []
+        self.warnings: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
+        logged = self.messages if record.levelno >= logging.ERROR else self.warnings
+        logged.append(record.getMessage())
 
 
 class NoContinuations:

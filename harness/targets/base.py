@@ -73,6 +73,7 @@ class Observation:
     pending: tuple[PendingInterrupt, ...] = ()
     final_answer: str | None = None
     error: str | None = None  # raised, or logged at ERROR level, during the step
+    warnings: tuple[str, ...] = ()  # logged at WARNING level during the step, in order
 
 
 @dataclass(frozen=True)

@@ -320,6 +320,7 @@ class LangGraphSession(RebuildingSession):
                 stop_reason=None,
                 pending=self._still_pending(),
                 error=f"{type(failure).__name__}: {failure}",
+                warnings=tuple(errors.warnings),
             )
         finally:
             for sdk_logger in loggers:
@@ -336,6 +337,7 @@ class LangGraphSession(RebuildingSession):
             pending=pending,
             final_answer=text,
             error=errors.messages[0] if errors.messages else None,
+            warnings=tuple(errors.warnings),
         )
 
     def _still_pending(self) -> tuple[PendingInterrupt, ...]:

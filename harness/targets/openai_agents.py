@@ -44,6 +44,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final, ParamSpec, TypeVar
@@ -296,10 +297,11 @@ class OpenAIAgentsSession(RebuildingSession):
         try:
             result = run_on_one_thread(self._stream(given, context))
         except Exception as failure:  # the SDK's failure is an observation, not a crash
-            return self._failed(failure)
+            return replace(self._failed(failure), warnings=tuple(errors.warnings))
         finally:
             sdk_logger.removeHandler(errors)
         logged = errors.messages[0] if errors.messages else None
+        warned = tuple(errors.warnings)
         interruptions = list(result.interruptions)
         if interruptions:
             self.state = result.to_state()
@@ -309,6 +311,7 @@ class OpenAIAgentsSession(RebuildingSession):
                 stop_reason="interrupt",
                 pending=tuple(self._pending(handle, item) for handle, item in handles.items()),
                 error=logged,
+                warnings=warned,
             )
         self.state = None
         self.store.delete(STATE_KEY)
@@ -316,6 +319,7 @@ class OpenAIAgentsSession(RebuildingSession):
             stop_reason="end_turn",
             final_answer=strip_marker(str(result.final_output)),
             error=logged,
+            warnings=warned,
         )
 
     async def _stream(self, given: Any, context: Any) -> Any:

@@ -278,6 +278,7 @@ class StrandsSession(RebuildingSession):
                 stop_reason=None,
                 pending=self._still_pending(),
                 error=f"{type(failure).__name__}: {failure}",
+                warnings=tuple(errors.warnings),
             )
         finally:
             sdk_logger.removeHandler(errors)
@@ -291,6 +292,7 @@ class StrandsSession(RebuildingSession):
             pending=pending,
             final_answer=text,
             error=errors.messages[0] if errors.messages else None,
+            warnings=tuple(errors.warnings),
         )
 
     def _still_pending(self) -> tuple[PendingInterrupt, ...]:
