@@ -38,7 +38,11 @@ CLASSES: Final = (
 # narrow by them, but the statistics, which hold every class of ``CLASSES`` to 5% of the counted
 # families, do not count them
 FOCUSED: Final = ("twin-prompts",)
-RECOGNISED: Final = CLASSES + FOCUSED
+# finer cuts of a counted class, for findings to narrow by where a bug needs more than the class
+# (``twin-calls`` counts twin calls of any tool; a lock or a shared thread needs a sub-agent's):
+# the statistics count the class they cut, not them
+FINER: Final = ("twin-agent-calls", "twin-session-calls")
+RECOGNISED: Final = CLASSES + FOCUSED + FINER
 
 
 def classes_of(scenario: Scenario) -> set[str]:
@@ -60,11 +64,14 @@ def classes_of(scenario: Scenario) -> set[str]:
         found.add("gated-agent-call")
     if _adversarial_ids(scenario):
         found.add("adversarial-ids")
+    if _twin_session_calls(scenario.tree):
+        found.add("twin-session-calls")
     for agent, _ in agents:
         for turn in (turn for _, turns in agent.scripts() for turn in turns):
             tools = [call.tool for call in turn]
             if len(tools) != len(set(tools)):
                 found.add("twin-calls")
+                found |= _twin_agent_calls(agent, tools)
             if _twin_prompts(agent, turn):
                 found.add("twin-prompts")
             subs = {sub.name for sub in agent.sub_agents}
@@ -72,6 +79,29 @@ def classes_of(scenario: Scenario) -> set[str]:
                 found.add("mixed")
     found |= _step_classes(scenario)
     return found
+
+
+def _twin_agent_calls(agent: Agent, tools: list[str]) -> set[str]:
+    """``twin-agent-calls`` when a turn's tools (``tools``) call one sub-agent twice or more."""
+    twins = any(tools.count(sub.name) >= 2 for sub in agent.sub_agents)
+    return {"twin-agent-calls"} if twins else set()
+
+
+def _twin_session_calls(agent: Agent, twice: bool = False) -> bool:
+    """Whether a sub-agent that keeps its context across calls (``preserve_context``) can serve
+    two calls at once below ``agent``: called twice or more in one of its caller's turns, or
+    called at all by a caller that itself runs twice at once (``twice``: twin calls of it, or of
+    an agent above it). One agent object, one history or one session then serves both."""
+    for sub in agent.sub_agents:
+        counts = [
+            sum(call.tool == sub.name for call in turn)
+            for _, turns in agent.scripts()
+            for turn in turns
+        ]
+        at_once = max(counts, default=0) >= 2 or (twice and any(counts))
+        if (at_once and sub.preserve_context) or _twin_session_calls(sub, at_once):
+            return True
+    return False
 
 
 def _twin_prompts(agent: Agent, turn: tuple[Call, ...]) -> bool:

@@ -194,3 +194,36 @@ def test_twin_calls_with_prompts_of_their_own_are_twin_prompts() -> None:
     assert "twin-prompts" not in classes_of(twin_mailer(own, ["mail Ana", "mail Ana"]))
     assert "twin-prompts" not in classes_of(twin_mailer({}, ["mail Ana", "mail Bo"]))
     assert "twin-prompts" not in classes_of(twin_mailer(own, ["mail Ana"]))
+
+
+def test_twin_calls_of_a_sub_agent_are_finer_classes_of_twin_calls() -> None:
+    """twin-calls counts any tool called twice in a turn; the finer classes only a sub-agent's,
+    and of those a preserve_context one's."""
+    ephemeral = twin_mailer({}, ["mail Ana", "mail Bo"])
+    assert {"twin-calls", "twin-agent-calls"} <= classes_of(ephemeral)
+    assert "twin-session-calls" not in classes_of(ephemeral)
+    data = ephemeral.model_dump(mode="json", exclude_defaults=True)
+    data["tree"]["sub_agents"][0]["preserve_context"] = True
+    data["tree"]["sub_agents"][0]["session_store"] = True
+    session = parse_scenario(data, "session")
+    assert {"twin-calls", "twin-agent-calls", "twin-session-calls"} <= classes_of(session)
+    # a session sub-agent called once by each of twin calls of its caller serves both at once
+    nested = ephemeral.model_dump(mode="json", exclude_defaults=True)
+    mailer = nested["tree"]["sub_agents"][0]
+    mailer["sub_agents"] = [
+        {"name": "archive", "preserve_context": True, "turns": [], "session_store": True}
+    ]
+    mailer["turns"] = [[{"tool": "archive", "id": "a1"}]]
+    assert "twin-session-calls" in classes_of(parse_scenario(nested, "nested"))
+    mailer["sub_agents"][0]["preserve_context"] = False
+    mailer["sub_agents"][0].pop("session_store")
+    assert "twin-session-calls" not in classes_of(parse_scenario(nested, "ephemeral"))
+    # an action called twice in one turn is a twin call, not a sub-agent's
+    action = ephemeral.model_dump(mode="json", exclude_defaults=True)
+    action["tree"]["sub_agents"][0]["turns"] = [
+        [{"tool": "send", "id": "s1"}, {"tool": "send", "id": "s2"}]
+    ]
+    action["tree"]["turns"] = [[{"tool": "mailer", "id": "c0", "prompt": "mail Ana"}]]
+    acting = parse_scenario(action, "action")
+    assert "twin-calls" in classes_of(acting)
+    assert not {"twin-agent-calls", "twin-session-calls"} & classes_of(acting)
