@@ -410,6 +410,11 @@ SAMPLES = [
     ),
     ("step: sometime", "findings.0.witnesses.0.step", "'run', 'answer'"),
     ("seen: '^[\\s\\S]*$'", "findings.0.witnesses.0.seen", "matches any text"),
+    # wide as no pattern at all, though ``.`` keeps off a newline (or off the empty text)
+    *(
+        (f"seen: '{pattern}'", "findings.0.witnesses.0.seen", "matches any text")
+        for pattern in ("^.*$", "^.+$", "^.*?$", "^(.*)$", "^.*.*$", "^(?s:.*)$", "^[^\\n]*$")
+    ),
 ]
 
 
