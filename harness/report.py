@@ -92,6 +92,8 @@ def conformance_document(
                 "new": [{"scenario": s, **violation.to_json()} for s, violation in verdict.new],
                 "disappeared": [finding.to_json() for finding in verdict.disappeared],
                 "stale": [{"scenario": s, "why": why} for s, why in verdict.stale],
+                "undemonstrated": [finding.to_json() for finding in verdict.undemonstrated],
+                "conflicts": [conflict.to_json() for conflict in verdict.conflicts],
             }
             for target, verdict in result.verdicts.items()
         },
@@ -206,7 +208,7 @@ def markdown(document: Document) -> str:
 ADAPTER_ERRORS = "{}: ADAPTER ERRORS (the adapter broke its contract: not judged)"
 NEW = "{}: NEW violations (no recorded witness matches them)"
 VANISHED = "{}: recorded witnesses that no longer show"
-STALE = "{}: findings recorded for another content"
+STALE = "{}: records that no longer apply (another content, undemonstrated, or in conflict)"
 
 
 def _section(title: str, items: list[str]) -> list[str]:
@@ -261,8 +263,21 @@ def vanished(verdict: dict[str, Any]) -> list[str]:
 
 
 def stale(verdict: dict[str, Any]) -> list[str]:
-    """Each finding recorded for another content, in one line."""
-    return [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
+    """Each record that no longer applies, in one line: a finding recorded for another content,
+    a class witness its own shown_by files never show, a violation two classes both name."""
+    return (
+        [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
+        + [
+            f"class `{item['class']}`: **{item['invariant']}** ({item['witness']}) is not shown "
+            "by its shown_by files: a class is only as wide as its demonstration"
+            for item in verdict.get("undemonstrated", [])
+        ]
+        + [
+            f"`{item['scenario']}`: **{item['invariant']}** at step {item['step']} is named by "
+            f"both class `{item['classes'][0]}` and class `{item['classes'][1]}`: narrow one"
+            for item in verdict.get("conflicts", [])
+        ]
+    )
 
 
 def _counterexamples(document: Document, name: str) -> list[str]:

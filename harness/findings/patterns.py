@@ -31,7 +31,7 @@ ONE_LINE = (
     "",
     "x",
     "an unrelated sentence",
-    "Ünïcödé 名前 – ‹quoted› ✓",
+    "Ünïcödé 名前 «quoted» ✓",
     " leading and trailing blanks ",
     "the action 'file_form' of call-1 ran once " * 40,
     "1 pending question: approve_send (call-2); 0 executions",
