@@ -41,12 +41,12 @@ The format::
 
 A witness matches a violation of its invariant at a step of its kind when every pattern it gives
 matches in full: ``expected`` and ``seen`` the violation's own sentences; ``error`` some error
-recorded at the violation's own step (the step's ``observed["error"]``, or a model request the
-provider refused during it, as "agent: refusal"; notes are not errors), ``result`` some tool
-result a model request of that step carried, as "agent: result", ``warning`` something the SDK
-logged at WARNING during that step; all three at one step, of this run, never of its
-restart-free control.  ``anchored_at`` moves the anchors to any step of the kind it names, up to
-the violation's own.
+recorded at the violation's own step (its ``observed["error"]`` or ``["more_errors"]``, or a
+model request the provider refused during it, as "agent: refusal"; notes are not errors),
+``result`` some tool result a model request of that step carried, as "agent: result",
+``warning`` something the SDK logged at WARNING during that step; all three at one step, of this
+run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
+kind it names, up to the violation's own.
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
 ``result`` or a ``warning`` only narrows), and none may match any text (``^.*$``).

@@ -290,8 +290,10 @@ def step_evidence(history: History) -> tuple[Evidence, ...]:
 
 
 def recorded_errors(step: StepRecord) -> tuple[str, ...]:
-    """The errors one step recorded: its own, then the model requests the provider refused."""
-    own = () if step.observed.get("error") is None else (str(step.observed["error"]),)
+    """The errors one step recorded: its own (``error``, then every further ERROR record,
+    ``more_errors``), then the model requests the provider refused."""
+    first = () if step.observed.get("error") is None else (str(step.observed["error"]),)
+    own = first + tuple(str(error) for error in step.observed.get("more_errors", ()))
     refused = tuple(
         f"{request.get('agent')}: {request['refused']}"
         for request in step.requests
