@@ -187,6 +187,11 @@ def markdown(document: Document) -> str:
             lines += _section(STALE.format(name), [f"- {line}" for line in stale(verdict)])
     for name in columns:
         verdict = document["findings"].get(name)
+        if verdict is not None:
+            items = unresolved(verdict)
+            lines += _details(f"{UNRESOLVED.format(name)}: {len(items)}", [f"- {x}" for x in items])
+    for name in columns:
+        verdict = document["findings"].get(name)
         lines += _counterexamples(document, name)
         lines += counterexample_files(document, name)
         if verdict is not None:
@@ -208,7 +213,11 @@ def markdown(document: Document) -> str:
 ADAPTER_ERRORS = "{}: ADAPTER ERRORS (the adapter broke its contract: not judged)"
 NEW = "{}: NEW violations (no recorded witness matches them)"
 VANISHED = "{}: recorded witnesses that no longer show"
-STALE = "{}: records that no longer apply (another content, undemonstrated, or in conflict)"
+STALE = "{}: findings recorded for another content"
+UNRESOLVED = (
+    "{}: records to resolve, reported and not failing yet (class witnesses their shown_by files "
+    "never show, violations two classes both name)"
+)
 
 
 def _section(title: str, items: list[str]) -> list[str]:
@@ -263,21 +272,22 @@ def vanished(verdict: dict[str, Any]) -> list[str]:
 
 
 def stale(verdict: dict[str, Any]) -> list[str]:
-    """Each record that no longer applies, in one line: a finding recorded for another content,
-    a class witness its own shown_by files never show, a violation two classes both name."""
-    return (
-        [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
-        + [
-            f"class `{item['class']}`: **{item['invariant']}** ({item['witness']}) is not shown "
-            "by its shown_by files: a class is only as wide as its demonstration"
-            for item in verdict.get("undemonstrated", [])
-        ]
-        + [
-            f"`{item['scenario']}`: **{item['invariant']}** at step {item['step']} is named by "
-            f"both class `{item['classes'][0]}` and class `{item['classes'][1]}`: narrow one"
-            for item in verdict.get("conflicts", [])
-        ]
-    )
+    """Each finding recorded for another content, in one line."""
+    return [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
+
+
+def unresolved(verdict: dict[str, Any]) -> list[str]:
+    """Each record to resolve that does not fail the run yet, in one line: a class witness its
+    own shown_by files never show, a violation two classes both name."""
+    return [
+        f"class `{item['class']}`: **{item['invariant']}** ({item['witness']}) is not shown by "
+        "its shown_by files: a class is only as wide as its demonstration"
+        for item in verdict.get("undemonstrated", [])
+    ] + [
+        f"`{item['scenario']}`: **{item['invariant']}** at step {item['step']} is named by both "
+        f"class `{item['classes'][0]}` and class `{item['classes'][1]}`: narrow one"
+        for item in verdict.get("conflicts", [])
+    ]
 
 
 def _counterexamples(document: Document, name: str) -> list[str]:

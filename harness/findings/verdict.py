@@ -103,15 +103,20 @@ class Verdict:
     new: tuple[tuple[str, Violation], ...] = ()  # (scenario, violation) no witness matched
     disappeared: tuple[Missing, ...] = ()  # recorded witnesses that no longer show
     stale: tuple[tuple[str, str], ...] = ()  # (scenario, why its record does not apply)
-    # class witnesses that match no violation of the class's own shown_by regression files
+    # Reported, not yet failing (the shipped files are being re-triaged under these rules):
+    # class witnesses that match no violation of the class's own shown_by regression files,
     undemonstrated: tuple[Missing, ...] = ()
-    conflicts: tuple[Conflict, ...] = ()  # violations two classes' witnesses both name
+    conflicts: tuple[Conflict, ...] = ()  # and violations two classes' witnesses both name
 
     @property
     def passes(self) -> bool:
-        return not (
-            self.new or self.disappeared or self.stale or self.undemonstrated or self.conflicts
-        )
+        return not (self.new or self.disappeared or self.stale)
+
+    @property
+    def unresolved(self) -> int:
+        """Records to resolve that do not fail the run yet: undemonstrated class witnesses and
+        conflicts between classes."""
+        return len(self.undemonstrated) + len(self.conflicts)
 
     def excused_by(self) -> dict[tuple[str, str | None], int]:
         """How many violations each (scenario or class, class) excused."""
