@@ -177,7 +177,14 @@ def markdown(document: Document) -> str:
     counterexamples and what the findings excused; the long lists (generated scenarios per
     recorded class, scenarios not applicable) folded in ``<details>``."""
     columns = [column(target) for target in document["targets"]]
-    lines = ["# Conformance", "", headline(document), "", *matrix(document)]
+    lines = ["# Conformance", "", headline(document), ""]
+    lines += [
+        f"{column(target)} has no findings file of its own: judged by the findings of "
+        f"{target['name']} {target['findings_version']}, the newest earlier release with one.\n"
+        for target in document["targets"]
+        if "findings_version" in target
+    ]
+    lines += matrix(document)
     for name in columns:
         verdict = document["findings"].get(name)
         lines += _section(ADAPTER_ERRORS.format(name), adapter_errors(document, name))

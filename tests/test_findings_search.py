@@ -18,7 +18,7 @@ import harness
 from harness.cli import main
 from harness.findings import FINDINGS, FindingsFileError, load_document
 from harness.findings import search as findings_search
-from harness.findings.search import BUNDLED, ENTRY_POINT_GROUP, locate, search_path
+from harness.findings.search import BUNDLED, ENTRY_POINT_GROUP, inherited, locate, search_path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = (ROOT / "scenarios" / "regressions" / "colliding-ids.yaml").read_text(encoding="utf-8")
@@ -259,3 +259,23 @@ def test_a_broken_plugin_declaration_stops_check_in_one_line(
         "ModuleNotFoundError: No module named 'gone_plugin'"
     )
     assert not reports.exists()
+
+
+def test_a_release_without_a_file_is_judged_by_the_newest_earlier_ones(tmp_path: Path) -> None:
+    """strands 1.61.1, between the pinned 1.59.0 and 1.62.0, has no file of its own: the
+    findings of 1.59.0 judge it; a release before every file, or a local build, has none."""
+    for version in ("1.58.1", "1.59.0", "1.62.0"):
+        (tmp_path / f"sdk-{version}.yaml").write_text(
+            f"target: sdk\nversion: '{version}'\n", encoding="utf-8"
+        )
+    (tmp_path / "sdk-extra-1.60.0.yaml").write_text(
+        "target: sdk-extra\nversion: '1.60.0'\n", encoding="utf-8"
+    )
+    assert inherited("sdk", "1.61.1", [tmp_path]) == "1.59.0"
+    assert inherited("sdk", "1.70", [tmp_path]) == "1.62.0"
+    assert inherited("sdk", "1.62.0", [tmp_path]) is None  # it has its own
+    assert inherited("sdk", "1.0.0", [tmp_path]) is None  # nothing earlier
+    assert inherited("sdk", "1.61.1+pr12", [tmp_path]) is None  # not a plain release
+    document = load_document("sdk", "1.61.1", tmp_path)
+    assert document is not None
+    assert document.version == "1.59.0"

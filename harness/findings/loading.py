@@ -12,7 +12,14 @@ import yaml
 from pydantic import ValidationError
 
 from harness.findings.document import DRAFTS, FindingClass, FindingsFile, Witness
-from harness.findings.search import BUNDLED, FindingsFileError, file_name, locate, search_path
+from harness.findings.search import (
+    BUNDLED,
+    FindingsFileError,
+    file_name,
+    inherited,
+    locate,
+    search_path,
+)
 from scenarios.loading import read_yaml
 
 FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings.search)
@@ -48,10 +55,13 @@ def folders_of(where: Folders) -> tuple[Path, ...]:
 def load_document(
     target: str, version: str, where: Folders = None, *, drafts: bool = False
 ) -> FindingsFile | None:
-    """The findings file of ``target`` ``version`` on the search path ``where``, or None when
-    there is none; refused in one line (``FindingsFileError``) when it cannot be used or when
-    two folders hold one.  ``drafts`` allows placeholders."""
-    path = locate(target, version, folders_of(where))
+    """The findings file of ``target`` ``version`` on the search path ``where`` (for a release
+    with none of its own, the newest earlier release's: ``inherited``), or None when there is
+    none; refused in one line (``FindingsFileError``) when it cannot be used or when two folders
+    hold one.  ``drafts`` allows placeholders."""
+    folders = folders_of(where)
+    version = inherited(target, version, folders) or version
+    path = locate(target, version, folders)
     if path is None:
         return None
     return read_findings_file(path, target, version, drafts=drafts)
