@@ -3,7 +3,8 @@
     pytest --harness-target reference path/to/scenarios/
 
 collects every ``.yaml``/``.yml`` scenario file under the given paths (files whose top level has
-``tree`` and ``steps``) as one test item per target.  Each item is judged as ``check`` judges
+``tree`` or ``steps`` and another field of a scenario, or misspellings of them) as one test item
+per target.  Each item is judged as ``check`` judges
 it, against the findings files on the findings path (``harness.findings.search``; add folders
 with ``--harness-findings DIR``):
 
@@ -16,8 +17,9 @@ with ``--harness-findings DIR``):
 - a scenario the target cannot express is skipped, the reason and the location naming the
   scenario file; an adapter error or a target that cannot be loaded fails it in one line.
 
-A file that looks like a scenario (``tree:`` or ``steps:`` at its top level) but cannot be read
-or parsed is a collection error, in the loader's one line, never silently left out.
+A file that looks like a scenario but cannot be read, parsed or validated (a misspelt key
+included) is a collection error, a line per problem as ``check`` says it, never silently left
+out.
 ``--harness-regressions`` adds the harness's own regression files to the run.
 
 ``--harness-profile ci`` adds the profile's committed sample of generated scenarios
@@ -35,7 +37,8 @@ Without ``--harness-target`` the plugin collects nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -58,10 +61,13 @@ from harness.targets.base import TargetInfo
 from scenarios import corpus
 from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, read_yaml
 from scenarios.model import Scenario
+from scenarios.schema import fields_at
 
 FOLDERS = pytest.StashKey[tuple[Path, ...]]()  # the findings path of this session
 INFOS = pytest.StashKey[dict[str, TargetInfo | None]]()  # each target's info, None: not loadable
 SCENARIO_KEYS = re.compile(r"^(tree|steps)\s*:", re.MULTILINE)
+SCENARIO_FIELDS = fields_at(())  # a scenario file's top-level keys
+MISSPELT = 0.8  # how close (difflib's ratio) a key must be to a field to be taken for it
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -137,8 +143,10 @@ def _in_profile(config: pytest.Config, path: Path) -> bool:
 
 
 def _looks_like_scenario(path: Path) -> bool:
-    """A mapping with ``tree`` and ``steps``; or, when it does not parse, a text with either
-    at its top level (so a broken scenario is reported, and other YAML files left alone)."""
+    """A mapping that names ``tree`` or ``steps`` and another field of a scenario, any of them
+    possibly misspelt (so a scenario with a misspelt key is reported, not left out); or, when
+    it does not parse, a text with ``tree`` or ``steps`` at its top level (so a broken scenario
+    is reported).  Other YAML files are left alone."""
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
@@ -148,8 +156,14 @@ def _looks_like_scenario(path: Path) -> bool:
     except yaml.YAMLError:
         return SCENARIO_KEYS.search(text) is not None
     if isinstance(data, dict):
-        return "tree" in data and "steps" in data
+        fields = [key for key in data if _close(key, SCENARIO_FIELDS)]
+        return len(fields) >= 2 and any(_close(key, ("tree", "steps")) for key in fields)
     return SCENARIO_KEYS.search(text) is not None
+
+
+def _close(key: Any, fields: Sequence[str]) -> bool:
+    """Whether ``key`` is one of ``fields`` or a misspelling of one."""
+    return isinstance(key, str) and bool(get_close_matches(key, fields, n=1, cutoff=MISSPELT))
 
 
 class ScenarioFile(pytest.File):

@@ -61,6 +61,28 @@ def test_a_scenario_file_that_cannot_be_read_is_a_collection_error_in_one_line(
     assert "settings.yaml" not in result.stdout.str()
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("steps:", "stpes:", "stpes: unknown field; did you mean steps?"),
+        ("tree:", "tre:", "tre: unknown field; did you mean tree?"),
+    ],
+    ids=["steps", "tree"],
+)
+def test_a_misspelt_top_level_key_is_a_collection_error_naming_it(
+    pytester: pytest.Pytester, old: str, new: str, problem: str
+) -> None:
+    text = (REGRESSIONS / "colliding-ids.yaml").read_text(encoding="utf-8")
+    (pytester.path / "misspelt.yaml").write_text(text.replace(old, new), encoding="utf-8")
+    # YAML files of other tools, one with a `steps` list, are still left alone
+    (pytester.path / "pipeline.yaml").write_text("name: build\nsteps: [make]\n", encoding="utf-8")
+    result = pytester.runpytest_subprocess(*PLUGIN, "--harness-target", "reference")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*ERROR collecting misspelt.yaml*", f"*misspelt.yaml: {problem}"])
+    assert "Traceback" not in result.stdout.str()
+    assert "pipeline.yaml" not in result.stdout.str()
+
+
 def test_without_a_target_the_plugin_collects_nothing(pytester: pytest.Pytester) -> None:
     shutil.copy(REGRESSIONS / "colliding-ids.yaml", pytester.path / "colliding-ids.yaml")
     result = pytester.runpytest_subprocess(*PLUGIN)
