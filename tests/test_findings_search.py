@@ -279,3 +279,65 @@ def test_a_release_without_a_file_is_judged_by_the_newest_earlier_ones(tmp_path:
     document = load_document("sdk", "1.61.1", tmp_path)
     assert document is not None
     assert document.version == "1.59.0"
+
+
+THEIR_TARGET = """\
+from dataclasses import replace
+
+from harness.targets.reference import ReferenceTarget
+
+
+class TheirTarget(ReferenceTarget):
+    info = replace(ReferenceTarget.info, name="their-sdk", version="2.0")
+
+
+def findings_folder():
+    return {theirs!r}
+
+
+def other_folder():
+    return {other!r}
+"""
+
+
+def test_record_for_a_plugin_target_writes_into_the_folder_the_plugin_declares(
+    tmp_path: Path, wrong: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin target's first findings file goes beside its adapter (the findings folder its
+    plugin declares under the target's name), not into the harness's bundled folder, which for
+    an installed harness is in site-packages."""
+    from harness.findings import loading
+    from harness.targets import registry
+
+    theirs, other = tmp_path / "their-findings", tmp_path / "other-findings"
+    theirs.mkdir()
+    other.mkdir()
+    module = THEIR_TARGET.format(theirs=str(theirs), other=str(other))
+    plugin_module(tmp_path, monkeypatch, "their_sdk_harness", module)
+    declared = {
+        registry.ENTRY_POINT_GROUP: [
+            EntryPoint("their-sdk", "their_sdk_harness:TheirTarget", registry.ENTRY_POINT_GROUP)
+        ],
+        ENTRY_POINT_GROUP: [  # another plugin's folder, first by name, is not theirs
+            EntryPoint("another-sdk", "their_sdk_harness:other_folder", ENTRY_POINT_GROUP),
+            EntryPoint("their-sdk", "their_sdk_harness:findings_folder", ENTRY_POINT_GROUP),
+        ],
+    }
+
+    def entry_points(*, group: str) -> Iterable[EntryPoint]:
+        return declared.get(group, [])
+
+    for module_of in (registry, findings_search, loading):
+        monkeypatch.setattr(module_of, "entry_points", entry_points)
+    bundled = BUNDLED / "their-sdk-2.0.yaml"
+    assert not bundled.exists()
+    try:
+        arguments = ["record", "--target", "their-sdk", "--scenarios", str(wrong)]
+        assert main(arguments) == 1  # a new finding, its explanation still to write
+        assert not bundled.exists()
+    finally:
+        bundled.unlink(missing_ok=True)  # so a failing run leaves the checkout as it was
+    document = load_document("their-sdk", "2.0", [theirs], drafts=True)
+    assert document is not None
+    assert [entry.scenario for entry in document.findings] == ["wrong-expectation"]
+    assert list(other.iterdir()) == []
