@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Iterable
 from importlib.metadata import EntryPoint
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -341,3 +342,35 @@ def test_record_for_a_plugin_target_writes_into_the_folder_the_plugin_declares(
     assert document is not None
     assert [entry.scenario for entry in document.findings] == ["wrong-expectation"]
     assert list(other.iterdir()) == []
+
+
+@pytest.mark.parametrize("edit", ["broken", "emptied"])
+def test_a_findings_file_edited_while_check_runs_changes_nothing_of_that_check(
+    tmp_path: Path, wrong: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """The file is read once, before anything runs, and the run is judged by that copy: an
+    edit made meanwhile (here, once the runs started) is neither a traceback nor half a verdict."""
+    from harness.commands import check as check_command
+
+    folder = tmp_path / "our-findings"
+    path = recorded(folder, wrong)
+    started = check_command.judge
+
+    def edited_meanwhile(*arguments: Any, **options: Any) -> Any:
+        text = (
+            "target: [unclosed\n"
+            if edit == "broken"
+            else f"target: reference\nversion: {VERSION}\n"
+        )
+        path.write_text(text, encoding="utf-8")
+        return started(*arguments, **options)
+
+    monkeypatch.setattr(check_command, "judge", edited_meanwhile)
+    reports = tmp_path / "reports"
+    arguments = ["check", "--target", "reference", "--scenarios", str(wrong)]
+    assert main([*arguments, "--findings", str(folder), "--reports", str(reports)]) == 0
+    document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    [verdict] = document["findings"].values()
+    assert [item["explanation"] for item in verdict["expected"]] == [
+        "the scenario expects two runs"
+    ]

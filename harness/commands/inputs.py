@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import execution
-from harness.findings import FindingsFileError, load_findings
+from harness.findings import FindingsFileError, ReadFindings, read_once
 from harness.findings.search import search_path
 from harness.isolation import ProcessIsolated
 from harness.targets import registry
@@ -103,17 +103,19 @@ def findings_search_path(
         raise BadInput(str(problem)) from None
 
 
-def check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> None:
-    """Refuse, before anything runs, a findings file (or a recorded fault outcome) of these
-    targets that cannot be read."""
+def check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> ReadFindings:
+    """The findings files of these targets, read before anything runs: the copy a run is then
+    judged by (a file edited meanwhile changes nothing of it); one that cannot be read (or a
+    recorded fault outcome that cannot) is refused."""
     from harness.campaigns.expected import ExpectedError, load_expected
 
-    for target in targets:
-        try:
-            load_findings(target.info.findings_name, target.info.version, folders)
+    try:
+        read = read_once([(t.info.findings_name, t.info.version) for t in targets], folders)
+        for target in targets:
             load_expected(target.info.findings_name, target.info.version)
-        except (FindingsFileError, ExpectedError) as problem:
-            raise BadInput(str(problem)) from None
+    except (FindingsFileError, ExpectedError) as problem:
+        raise BadInput(str(problem)) from None
+    return read
 
 
 def connect(arguments: argparse.Namespace) -> execution.Execution:
