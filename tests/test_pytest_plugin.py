@@ -96,6 +96,39 @@ def test_harness_regressions_adds_the_built_in_files(pytester: pytest.Pytester) 
     result.assert_outcomes(passed=len(list(REGRESSIONS.glob("*.yaml"))))
 
 
+@pytest.mark.parametrize("environment", [".venv", "env"])  # norecursedirs; a pyvenv.cfg
+def test_the_bundled_files_are_collected_from_a_virtual_environment_inside_the_project(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, environment: str
+) -> None:
+    """The harness installed (copied) into a virtual environment in the project's folder: the
+    bundled regression files and the profile's sample are collected all the same, under ids
+    relative to the project."""
+    site = pytester.path / environment / "lib" / "python3" / "site-packages"
+    for package in ("harness", "scenarios", "fakes"):
+        shutil.copytree(ROOT / package, site / package, ignore=IGNORED)
+    (pytester.path / environment / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    shutil.copy(REGRESSIONS / "twin-calls.yaml", pytester.path / "mine.yaml")
+    options = ("--harness-target", "reference", "--harness-regressions", "--harness-profile", "ci")
+    outside = pytester.runpytest_subprocess(*PLUGIN, *options, "--collect-only", "-q")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    inside = pytester.runpytest_subprocess(*PLUGIN, *options, "--collect-only", "-q")
+    names = [line for line in inside.outlines if "::" in line]
+    assert len(names) == len([line for line in outside.outlines if "::" in line])
+    bundled = f"{environment}/lib/python3/site-packages/scenarios/"
+    regressions = [name for name in names if name.startswith(bundled + "regressions/")]
+    assert len(regressions) == len(list(REGRESSIONS.glob("*.yaml")))
+    assert any(name.startswith(bundled + "corpus/ci/") for name in names)
+    assert "mine.yaml::mine[reference]" in names
+    # and they run: the bundled regression files pass on the reference
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--harness-target", "reference", "-p", "no:cacheprovider", "--harness-regressions"
+    )
+    result.assert_outcomes(passed=len(regressions) + 1)
+
+
+IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info")
+
+
 # --- findings -----------------------------------------------------------------------------------
 
 WRONG = (
