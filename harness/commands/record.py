@@ -34,6 +34,7 @@ from harness.findings import (
     read_findings_file,
     record,
 )
+from harness.findings.loading import declared_folder
 from harness.findings.search import BUNDLED, locate
 from harness.report import write_atomically
 from scenarios.loading import REGRESSIONS
@@ -69,7 +70,7 @@ def add_parser(commands: Commands) -> None:
         recording,
         "the folder to write the target's findings file into (created if missing); further "
         "ones are searched as for check (default: the folder on the findings path that holds "
-        "the file, else the bundled one)",
+        "the file, else the folder the target's plugin declares, else the bundled one)",
     )
     recording.add_argument(
         "--findings-file",
@@ -130,7 +131,8 @@ def recorded_file(
 ) -> Path:
     """The file ``record`` writes: ``--findings-file``; else the target's file in the first
     ``--findings`` folder, which no other folder of the path may hold one for; else the file on
-    the path, or a new one in the bundled folder."""
+    the path, or a new one in the folder the target's plugin declares (a built-in target's: the
+    bundled folder)."""
     if arguments.findings_file is not None:
         return Path(arguments.findings_file)
     try:
@@ -138,7 +140,13 @@ def recorded_file(
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
     if not arguments.findings:
-        return found or findings_path(target, version, BUNDLED)
+        if found is not None:
+            return found
+        try:
+            folder = declared_folder(arguments.target) or BUNDLED
+        except FindingsFileError as problem:
+            raise BadInput(str(problem)) from None
+        return findings_path(target, version, folder)
     path = findings_path(target, version, arguments.findings[0])
     if found is not None and found.resolve() != path.resolve():
         raise BadInput(

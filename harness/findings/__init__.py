@@ -86,11 +86,13 @@ from harness.findings.loading import (
     FINDINGS,
     Finding,
     Folders,
+    ReadFindings,
     findings_path,
     load_classes,
     load_document,
     load_findings,
     read_findings_file,
+    read_once,
 )
 from harness.findings.recording import Recorded, dump_findings_file, record
 from harness.findings.search import FindingsFileError
@@ -116,6 +118,7 @@ __all__ = [
     "Folders",
     "Missing",
     "Observed",
+    "ReadFindings",
     "Recorded",
     "Verdict",
     "Witness",
@@ -127,6 +130,7 @@ __all__ = [
     "load_findings",
     "observe",
     "read_findings_file",
+    "read_once",
     "record",
     "scenario_digest",
     "step_evidence",

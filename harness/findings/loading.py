@@ -4,13 +4,15 @@ fault campaigns use."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
+from harness.findings import search
 from harness.findings.document import DRAFTS, FindingClass, FindingsFile, Witness
 from harness.findings.search import (
     BUNDLED,
@@ -37,7 +39,24 @@ class Finding:
     witnesses: tuple[Witness, ...] = field(default=(), compare=False)
 
 
-Folders = Path | Sequence[Path] | None  # one folder, a search path, or None: the default path
+@dataclass(frozen=True)
+class ReadFindings:
+    """Findings files read once, before a run: a check (and what it writes) is judged by this
+    copy, so a file edited while the run goes on changes nothing of it, and cannot refuse it
+    half-way.  ``documents`` holds each (target, version) read, None where the path had no
+    file; any other is searched for in ``folders``, as a search path would be."""
+
+    folders: tuple[Path, ...]
+    documents: Mapping[tuple[str, str], FindingsFile | None]
+    drafts: bool = False  # read allowing placeholders: a copy only for readers that allow them
+
+    def holds(self, target: str, version: str, *, drafts: bool) -> bool:
+        """Whether this copy answers for ``target`` ``version``, read as ``drafts`` asks."""
+        return (target, version) in self.documents and (drafts or not self.drafts)
+
+
+# one folder, a search path, findings read once, or None: the default path
+Folders = Path | Sequence[Path] | ReadFindings | None
 
 
 def findings_path(target: str, version: str, directory: Path = FINDINGS) -> Path:
@@ -49,7 +68,56 @@ def folders_of(where: Folders) -> tuple[Path, ...]:
     folder and every plugin's, ``harness.findings.search``)."""
     if where is None:
         return search_path()
+    if isinstance(where, ReadFindings):
+        return where.folders
     return (where,) if isinstance(where, Path) else tuple(where)
+
+
+def read_once(
+    targets: Iterable[tuple[str, str]], where: Folders = None, *, drafts: bool = False
+) -> ReadFindings:
+    """The findings files of ``targets`` ((name, version) pairs) on the path ``where``, each
+    read now and once; refused in one line (``FindingsFileError``) as ``load_document`` refuses
+    one."""
+    folders = folders_of(where)
+    documents = {
+        (target, version): load_document(target, version, folders, drafts=drafts)
+        for target, version in targets
+    }
+    return ReadFindings(folders, documents, drafts)
+
+
+def declared_folder(target: str) -> Path | None:
+    """The findings folder the plugin that provides ``target`` (by its entry point in
+    ``nested_interrupt_harness.targets``) declares: the one declared under the target's own
+    name, else the only one its package declares; None for a built-in target, or a plugin that
+    declares none.  ``record`` writes a plugin target's first findings file there, beside its
+    adapter, never into the harness's own bundled folder (site-packages, for an installed
+    harness).  A declaration that cannot be used is refused as ``search_path`` refuses it."""
+    from harness.targets import registry
+
+    if target in registry.BUILT_IN:
+        return None
+    provided = [e for e in entry_points(group=registry.ENTRY_POINT_GROUP) if e.name == target]
+    if not provided:
+        return None
+    # plugin_folders gives one folder per declaration, in the order of their names
+    declared = sorted(entry_points(group=search.ENTRY_POINT_GROUP), key=lambda e: e.name)
+    folders = list(zip(declared, search.plugin_folders(), strict=True))
+    package = _package(provided[0])
+    same_name = [folder for point, folder in folders if point.name == target]
+    same_package = [
+        folder for point, folder in folders if package is not None and _package(point) == package
+    ]
+    if same_name:
+        return same_name[0]
+    return same_package[0] if len(same_package) == 1 else None
+
+
+def _package(entry_point: EntryPoint) -> str | None:
+    """The name of the distribution that declares ``entry_point`` (None: not known)."""
+    distribution = getattr(entry_point, "dist", None)
+    return None if distribution is None else str(distribution.name)
 
 
 def load_document(
@@ -58,7 +126,9 @@ def load_document(
     """The findings file of ``target`` ``version`` on the search path ``where`` (for a release
     with none of its own, the newest earlier release's: ``inherited``), or None when there is
     none; refused in one line (``FindingsFileError``) when it cannot be used or when two folders
-    hold one.  ``drafts`` allows placeholders."""
+    hold one.  ``drafts`` allows placeholders.  Findings read once answer from their copy."""
+    if isinstance(where, ReadFindings) and where.holds(target, version, drafts=drafts):
+        return where.documents[target, version]
     folders = folders_of(where)
     version = inherited(target, version, folders) or version
     path = locate(target, version, folders)
