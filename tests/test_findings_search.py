@@ -307,7 +307,7 @@ def test_record_for_a_plugin_target_writes_into_the_folder_the_plugin_declares(
     """A plugin target's first findings file goes beside its adapter (the findings folder its
     plugin declares under the target's name), not into the harness's bundled folder, which for
     an installed harness is in site-packages."""
-    from harness.findings import loading
+    from harness.commands import record as recording
     from harness.targets import registry
 
     theirs, other = tmp_path / "their-findings", tmp_path / "other-findings"
@@ -328,7 +328,7 @@ def test_record_for_a_plugin_target_writes_into_the_folder_the_plugin_declares(
     def entry_points(*, group: str) -> Iterable[EntryPoint]:
         return declared.get(group, [])
 
-    for module_of in (registry, findings_search, loading):
+    for module_of in (registry, findings_search, recording):
         monkeypatch.setattr(module_of, "entry_points", entry_points)
     bundled = BUNDLED / "their-sdk-2.0.yaml"
     assert not bundled.exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from harness.commands.inputs import (
@@ -34,9 +35,10 @@ from harness.findings import (
     read_findings_file,
     record,
 )
-from harness.findings.loading import declared_folder
-from harness.findings.search import BUNDLED, locate
+from harness.findings.search import BUNDLED, locate, plugin_folders
+from harness.findings.search import ENTRY_POINT_GROUP as FINDINGS_ENTRY_POINTS
 from harness.report import write_atomically
+from harness.targets import registry
 from scenarios.loading import REGRESSIONS
 
 
@@ -159,3 +161,34 @@ def recorded_file(
 def first_field(lines: Sequence[str]) -> int:
     """Where the first YAML field of a findings file is (the comments above it are kept)."""
     return next((i for i, line in enumerate(lines) if line and not line.startswith("#")), 0)
+
+
+def declared_folder(target: str) -> Path | None:
+    """The findings folder the plugin that provides ``target`` (by its entry point in
+    ``nested_interrupt_harness.targets``) declares: the one declared under the target's own
+    name, else the only one its package declares; None for a built-in target, or a plugin that
+    declares none.  ``record`` writes a plugin target's first findings file there, beside its
+    adapter, never into the harness's own bundled folder (site-packages, for an installed
+    harness).  A declaration that cannot be used is refused as ``search_path`` refuses it."""
+    if target in registry.BUILT_IN:
+        return None
+    provided = [e for e in entry_points(group=registry.ENTRY_POINT_GROUP) if e.name == target]
+    if not provided:
+        return None
+    # plugin_folders gives one folder per declaration, in the order of their names
+    declared = sorted(entry_points(group=FINDINGS_ENTRY_POINTS), key=lambda e: e.name)
+    folders = list(zip(declared, plugin_folders(), strict=True))
+    package = _package(provided[0])
+    same_name = [folder for point, folder in folders if point.name == target]
+    same_package = [
+        folder for point, folder in folders if package is not None and _package(point) == package
+    ]
+    if same_name:
+        return same_name[0]
+    return same_package[0] if len(same_package) == 1 else None
+
+
+def _package(entry_point: EntryPoint) -> str | None:
+    """The name of the distribution that declares ``entry_point`` (None: not known)."""
+    distribution = getattr(entry_point, "dist", None)
+    return None if distribution is None else str(distribution.name)

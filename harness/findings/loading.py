@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
-from harness.findings import search
 from harness.findings.document import DRAFTS, FindingClass, FindingsFile, Witness
 from harness.findings.search import (
     BUNDLED,
@@ -85,39 +83,6 @@ def read_once(
         for target, version in targets
     }
     return ReadFindings(folders, documents, drafts)
-
-
-def declared_folder(target: str) -> Path | None:
-    """The findings folder the plugin that provides ``target`` (by its entry point in
-    ``nested_interrupt_harness.targets``) declares: the one declared under the target's own
-    name, else the only one its package declares; None for a built-in target, or a plugin that
-    declares none.  ``record`` writes a plugin target's first findings file there, beside its
-    adapter, never into the harness's own bundled folder (site-packages, for an installed
-    harness).  A declaration that cannot be used is refused as ``search_path`` refuses it."""
-    from harness.targets import registry
-
-    if target in registry.BUILT_IN:
-        return None
-    provided = [e for e in entry_points(group=registry.ENTRY_POINT_GROUP) if e.name == target]
-    if not provided:
-        return None
-    # plugin_folders gives one folder per declaration, in the order of their names
-    declared = sorted(entry_points(group=search.ENTRY_POINT_GROUP), key=lambda e: e.name)
-    folders = list(zip(declared, search.plugin_folders(), strict=True))
-    package = _package(provided[0])
-    same_name = [folder for point, folder in folders if point.name == target]
-    same_package = [
-        folder for point, folder in folders if package is not None and _package(point) == package
-    ]
-    if same_name:
-        return same_name[0]
-    return same_package[0] if len(same_package) == 1 else None
-
-
-def _package(entry_point: EntryPoint) -> str | None:
-    """The name of the distribution that declares ``entry_point`` (None: not known)."""
-    distribution = getattr(entry_point, "dist", None)
-    return None if distribution is None else str(distribution.name)
 
 
 def load_document(
