@@ -388,9 +388,8 @@ def tables(document: Mapping[str, Any], link: str) -> list[str]:
         lines.append("|---|" + "---|" * len(labels) + "---|")
         for bug in rows:
             cells = " | ".join(cell_text(bug["cells"][label]) for label in labels)
-            shown = ", ".join(f"[{r}]({link}/{r}.yaml)" for r in bug["regressions"][:2])
-            more = len(bug["regressions"]) - 2
-            shown += f" (+{more})" if more > 0 else ""
+            first, more = bug["regressions"][0], len(bug["regressions"]) - 1
+            shown = f"[{first}]({link}/{first}.yaml)" + (f" (+{more})" if more else "")
             lines.append(f"| `{bug['id']}`: {bug['title']} | {cells} | {shown} |")
         lines.append("")
     return lines
