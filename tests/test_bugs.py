@@ -385,3 +385,14 @@ def test_a_readme_without_the_markers_is_refused_in_one_line(
     assert main(["bugs", "--readme", str(readme), "--reports", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.startswith(f"{readme}: expected the bug table's markers")
     assert replace_block(f"a\n{BEGIN}\nold\n{END}\nb", "new") == "a\nnew\nb"
+
+
+def test_the_report_is_the_same_bytes_run_after_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    written = []
+    for _ in range(2):
+        assert main(["bugs", "--reports", str(out)]) == 0
+        written.append([(out / name).read_bytes() for name in ("bugs.md", "bugs.json")])
+    assert written[0] == written[1]
+    page = written[0][0].decode("utf-8")
+    assert page.count("\n## `") == len(read_catalogue().bugs)

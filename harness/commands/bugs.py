@@ -23,6 +23,7 @@ from harness.bugs import (
 from harness.commands.inputs import EXIT_HOLDS, BadInput
 from harness.commands.options import Commands, add_command, reports_option
 from harness.findings.search import FindingsFileError
+from harness.report import dumps, write_atomically
 
 
 def add_parser(commands: Commands) -> None:
@@ -67,15 +68,10 @@ def run(arguments: argparse.Namespace) -> int:
         except ValueError as problem:
             raise BadInput(f"{arguments.readme}: {problem}") from None
     document = bug_report(catalogue, documents, sources, arguments.reports)
-    arguments.reports.mkdir(parents=True, exist_ok=True)
-    (arguments.reports / "bugs.json").write_text(
-        json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    (arguments.reports / "bugs.md").write_text(
-        markdown(document, arguments.reports), encoding="utf-8"
-    )
+    write_atomically(arguments.reports / "bugs.json", dumps(document))
+    write_atomically(arguments.reports / "bugs.md", markdown(document, arguments.reports))
     if readme is not None:
-        arguments.readme.write_text(readme, encoding="utf-8")
+        write_atomically(arguments.readme, readme)
     print(
         f"{len(document['bugs'])} bugs on {len(document['columns'])} target releases: "
         f"{arguments.reports / 'bugs.md'}"
