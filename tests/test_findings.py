@@ -416,7 +416,7 @@ def test_a_steps_evidence_is_its_own_not_another_steps_nor_the_controls() -> Non
         (3, None, False),  # at a later step
         (1, None, False),  # at an earlier step
         (1, "restart", True),  # at an earlier step of the kind the witness names
-        (3, "answer", False),  # a step of that kind, but after the violation
+        (3, "answer", True),  # a step of that kind, after the violation (its loud symptom)
         (0, "restart", False),  # recorded, but at a step of another kind
     ],
 )

@@ -29,7 +29,7 @@ The format::
             result: '^orchestrator: Agent .+$'     # optional: a result its models were told
             warning: '^.*already processing.*$'    # optional: what the SDK logged at WARNING
             anchored_at: answer     # optional: the anchors were recorded at a step of this kind
-                                    # up to the violation's (default: at the violation's step)
+                                    # in the run (default: at the violation's own step)
             sometimes: true         # optional: a race in the SDK shows it in some runs only
     classes:                        # the same bugs as they show in generated scenarios
       - class: second-call-turned-away
@@ -46,7 +46,7 @@ model request the provider refused during it, as "agent: refusal"; notes are not
 ``result`` some tool result a model request of that step carried, as "agent: result",
 ``warning`` something the SDK logged at WARNING during that step; all three at one step, of this
 run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
-kind it names, up to the violation's own.
+kind it names in the run.
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
 ``result`` or a ``warning`` only narrows), and none may match any text (``^.*$``).

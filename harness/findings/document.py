@@ -46,13 +46,12 @@ def evidence_for(
     steps: Sequence[Evidence], step: int | None, anchored_at: str | None
 ) -> tuple[Evidence, ...]:
     """The steps whose evidence may anchor a witness of a violation at ``step``: that step
-    alone, or, when the witness names a step kind (``anchored_at``), every step of that kind up
-    to and including it (every one of the run, for a run-wide violation).  Never the
+    alone, or, when the witness names a step kind (``anchored_at``), every step of that kind in
+    the run (a bug often shows before the error that names it is logged, or after).  Never the
     restart-free control's: it is not this run."""
-    last = len(steps) - 1 if step is None else step
     if anchored_at is None:
         return (steps[step],) if step is not None and 0 <= step < len(steps) else ()
-    return tuple(item for item in steps[: last + 1] if item.kind == anchored_at)
+    return tuple(item for item in steps if item.kind == anchored_at)
 
 
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-5])|D|O)$")]
@@ -97,7 +96,7 @@ class Witness(BaseModel):
     def matches(self, violation: Violation, kind: str, steps: Sequence[Evidence]) -> bool:
         """Whether this witness names ``violation`` (at a step of ``kind``, in a run whose
         steps recorded ``steps``): its anchors must have been recorded at the violation's own
-        step, or at a step of the kind it names (``anchored_at``) up to it."""
+        step, or at a step of the kind it names (``anchored_at``)."""
         if not (
             violation.invariant == self.invariant
             and kind == self.step
