@@ -1,0 +1,87 @@
+"""Standalone reproducers: one scenario (a regression file, or the file a recorded bug class
+names as its proof) written out as a script that imports only an SDK and the standard library,
+as an SDK's bug template asks for.
+
+The script holds the plan's literals (``harness.repro.plan``: the tree, the steps and what the
+oracle says each step must show), the SDK's section (``harness.repro.strands``, ...) and the
+shared steps and checks (``harness.repro.templates``).  It exits 1 while any check fails, 0 once
+every one holds.  A target without a section has no reproducer hook: ``NoHook``.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from importlib.metadata import PackageNotFoundError, version
+from types import ModuleType
+from typing import Final
+
+from harness.repro import strands, templates
+from harness.repro.plan import NotExpressible, Plan, plan_of, symptom_of
+from scenarios.model import Scenario
+
+__all__ = ["HOOKS", "NoHook", "NotExpressible", "Plan", "plan_of", "reproducer", "symptom_of"]
+
+# each target with a reproducer hook, and the module holding its SDK section
+HOOKS: Final[dict[str, ModuleType]] = {"strands": strands}
+
+
+class NoHook(LookupError):
+    """The target has no reproducer template."""
+
+
+def release_of(distribution: str, default: str) -> str:
+    """The installed release of ``distribution`` (what the script is written against)."""
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return default
+
+
+def reproducer(
+    target: str, name: str, scenario: Scenario, symptom: str | None = None, release: str = ""
+) -> str:
+    """The script reproducing ``scenario`` on ``target``'s SDK (raises ``NoHook``,
+    ``NotExpressible``)."""
+    section = HOOKS.get(target)
+    if section is None:
+        raise NoHook(f"--target {target}: no reproducer hook (those with one: {sorted(HOOKS)})")
+    plan = plan_of(name, scenario, symptom or symptom_of(scenario))
+    sdk = section.DISTRIBUTION
+    release = release or release_of(sdk, "?")
+    wrapped = textwrap.fill(plan.symptom, width=99, initial_indent="Symptom: ")
+    header = (
+        templates.HEADER.replace("@NAME@", plan.name)
+        .replace("@SDK@", sdk)
+        .replace("@RELEASE@", release)
+        .replace("@PIP@", f"{sdk}=={release}")
+        .replace("@SYMPTOM@", wrapped.replace('"""', "'''"))
+    )
+    steps = [[step, want] for step, want in zip(plan.steps, plan.expected, strict=True)]
+    data = f"TREE = {literal(plan.tree, 7)}\n{STEPS_COMMENT}\nSTEPS = {literal(steps, 8)}"
+    return "\n".join(
+        (header, section.IMPORTS, data, templates.RECORDS, section.SECTION, templates.CHECKS)
+    ).replace("\n\n\n\n", "\n\n\n").replace("\n\n\n\n", "\n\n\n")
+
+
+WIDTH: Final = 99
+STEPS_COMMENT: Final = (
+    "# each step, and what must happen then (the scenario's oracle): the questions pending, the\n"
+    "# actions that run, the final answer, whether an error is required, forbidden or allowed"
+)
+
+
+def literal(value: object, column: int = 0, indent: int = 0) -> str:
+    """``value`` as a Python literal: on one line where it fits from ``column``, else one item
+    a line, each indented four spaces more (as a formatter would lay it out)."""
+    flat = repr(value)
+    if column + len(flat) <= WIDTH or not isinstance(value, dict | list) or not value:
+        return flat
+    inner = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [
+            f"{inner}{key!r}: {literal(item, len(inner) + len(repr(key)) + 2, indent + 4)},"
+            for key, item in value.items()
+        ]
+        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
+    items = [f"{inner}{literal(item, len(inner), indent + 4)}," for item in value]
+    return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
