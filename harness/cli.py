@@ -29,6 +29,7 @@ from harness.commands import (
     mutate,
     record,
     report,
+    repro,
     run,
     targets,
 )
@@ -53,7 +54,19 @@ __all__ = [
 ]
 
 # the commands, in the order --help lists them
-COMMANDS = (check, generate, record, run, report, faults, bench, mutate, determinism, targets)
+COMMANDS = (
+    check,
+    generate,
+    record,
+    run,
+    repro,
+    report,
+    faults,
+    bench,
+    mutate,
+    determinism,
+    targets,
+)
 
 DESCRIPTION = """\
 Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
@@ -72,6 +85,7 @@ examples:
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
+  python -m harness repro stale-answer-id --target strands -o repro.py   a standalone script
 
 reports: check writes reports/conformance.md and reports/conformance.json (with --summary
 also reports/conformance-summary.md, which always fits a pull-request comment); a failed run

@@ -65,23 +65,26 @@ def reproducer(
 
 WIDTH: Final = 99
 STEPS_COMMENT: Final = (
-    "# each step, and what must happen then (the scenario's oracle): the questions pending, the\n"
-    "# actions that run, the final answer, whether an error is required, forbidden or allowed"
+    "# each step; then (the oracle) the questions pending, what runs, the final answer, an error"
 )
 
 
 def literal(value: object, column: int = 0, indent: int = 0) -> str:
-    """``value`` as a Python literal: on one line where it fits from ``column``, else one item
-    a line, each indented four spaces more (as a formatter would lay it out)."""
+    """``value`` as a Python literal: on one line where it fits from ``column``; else its items
+    packed into lines, each indented four spaces more, an item that fits no line laid out so."""
     flat = repr(value)
     if column + len(flat) <= WIDTH or not isinstance(value, dict | list) or not value:
         return flat
     inner = " " * (indent + 4)
-    if isinstance(value, dict):
-        items = [
-            f"{inner}{key!r}: {literal(item, len(inner) + len(repr(key)) + 2, indent + 4)},"
-            for key, item in value.items()
-        ]
-        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
-    items = [f"{inner}{literal(item, len(inner), indent + 4)}," for item in value]
-    return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
+    items = value.items() if isinstance(value, dict) else [(None, item) for item in value]
+    lines = [inner]
+    for key, item in items:
+        prefix = "" if key is None else f"{key!r}: "
+        text = f"{prefix}{item!r},"
+        if len(lines[-1]) + len(text) + 1 > WIDTH and lines[-1].strip():
+            lines.append(inner)
+        if len(lines[-1]) + len(text) > WIDTH:
+            text = prefix + literal(item, len(lines[-1]) + len(prefix), indent + 4) + ","
+        lines[-1] += ("" if not lines[-1].strip() else " ") + text
+    opening, closing = "{}" if isinstance(value, dict) else "[]"
+    return opening + "\n" + "\n".join(lines) + "\n" + " " * indent + closing

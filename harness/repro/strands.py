@@ -29,14 +29,9 @@ class ScriptedModel(Model):  # the LLM's stand-in: it streams the turn its scrip
     def __init__(self, agent: dict, path: str) -> None:
         self.agent, self.path, self.config = agent, path, {"model_id": "scripted"}
 
-    def update_config(self, **config: object) -> None:
-        self.config.update(config)
-
-    def get_config(self) -> dict:
-        return self.config
-
-    def structured_output(self, *args: object, **kwargs: object) -> None:
-        raise NotImplementedError
+    def update_config(self, **config: object) -> None: self.config.update(config)
+    def get_config(self) -> dict: return self.config
+    def structured_output(self, *args: object, **kwargs: object) -> None: raise NotImplementedError
 
     async def stream(self, messages, tool_specs=None, system_prompt=None, **kwargs):
         said = [(m["role"], b["text"]) for m in messages for b in m["content"] if "text" in b]
@@ -81,11 +76,11 @@ def build(store: str, spec: dict = TREE, path: str = "") -> Agent:
     if "/" not in path or spec.get("preserve"):
         kept["session_manager"] = FileSessionManager(session_id=key, storage_dir=store)
     model = ScriptedModel(spec, path)
-    return Agent(model=model, tools=tools, name=spec["name"], agent_id=key, callback_handler=None,
-                 **kept)
+    return Agent(model=model, tools=tools, agent_id=key, callback_handler=None, **kept)
 
 
-def advance(root: Agent, given: str | list) -> Seen:
+def advance(root: Agent, given: str | list) -> tuple:
+    """One step: (stop reason, questions pending, final answer, error, public events)."""
     if not isinstance(given, str):
         given = [{"interruptResponse": {"interruptId": key, "response": r}} for key, r in given]
     errors, events, handler = [], [], logging.Handler(logging.ERROR)
@@ -100,14 +95,14 @@ def advance(root: Agent, given: str | list) -> Seen:
     try:
         result = asyncio.run(drive())
     except Exception as failure:
-        return Seen(None, [], None, f"{type(failure).__name__}: {failure}", events)
+        return None, [], None, f"{type(failure).__name__}: {failure}", events
     finally:
         logging.getLogger("strands").removeHandler(handler)
     final, error = None, errors[0] if errors else None
     if result.stop_reason == "end_turn":
         text = "".join(b["text"] for b in result.message["content"] if "text" in b)
         final = MARK.sub("", text, count=1).lstrip()
-    reasons = [(item.id, item.reason or {}) for item in result.interrupts or ()]
-    pending = [Pending(key, r.get("action"), r.get("question"), r.get("prompt")) for key, r in reasons]
-    return Seen(str(result.stop_reason), pending, final, error, events)
+    asked = [(item.id, item.reason or {}) for item in result.interrupts or ()]
+    pending = [Pending(k, q.get("action"), q.get("question"), q.get("prompt")) for k, q in asked]
+    return str(result.stop_reason), pending, final, error, events
 '''

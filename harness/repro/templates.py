@@ -17,10 +17,9 @@ HEADER: Final = '''\
 
 @SYMPTOM@
 
-Written against @SDK@ @RELEASE@ (pip install @PIP@);
-it imports only the SDK and the standard library. A scripted model stands in for the LLM; each
-restart drops every object and rebuilds the agents from storage in a temporary directory. It
-prints what it saw and exits 1 while the bug is there, 0 once it is fixed.
+Written against @SDK@ @RELEASE@ (pip install @PIP@); it needs nothing else.
+A scripted model stands in for the LLM; each restart rebuilds the agents from storage in a temporary
+directory. It prints what it saw; exit 1 while the bug is there, 0 once it is fixed.
 """
 '''
 
@@ -30,12 +29,10 @@ PLAYED: list[tuple] = []  # each model turn: (step, agent path, prompt, turn, ca
 STEP = [0]
 MARK = re.compile(r'^\[\[turn (\d+) of ("(?:[^"\\]|\\.)*")\]\]')
 Pending = namedtuple("Pending", "id action question prompt")
-Seen = namedtuple("Seen", "stop pending final error events")
 
 
 def next_turn(agent: dict, path: str, said: list) -> tuple[str, str, list | str]:
-    """(marker, prompt, turn) read off the conversation ((role, text) pairs), never off a
-    counter: the latest prompt's first turn, or the turn after the latest marked reply."""
+    """The latest prompt's first turn, or the turn after the latest marked reply (no counter)."""
     prompt, index = None, 0
     for role, text in said:
         found = MARK.match(text) if role == "assistant" else None
@@ -50,31 +47,6 @@ def next_turn(agent: dict, path: str, said: list) -> tuple[str, str, list | str]
 '''
 
 CHECKS: Final = r'''
-def judge(index: int, want: list, seen: Seen, ran: list[str]) -> list[str]:
-    pending, ran_, final, error = want
-    problems = [f"expected {ran_} to run; ran {ran}"] if sorted(ran) != ran_ else []
-    if error == "required" and seen.error is None:
-        problems.append("expected the step to be refused loudly; it was not")
-    if error == "forbidden" and seen.error is not None:
-        problems.append(f"expected no error; saw {seen.error}")
-    if seen.stop is not None and shown(seen) != pending:
-        problems.append(f"expected pending {pending}; saw {shown(seen)}")
-    if final is not None and seen.final != final:
-        problems.append(f"expected final answer {final!r}; saw {seen.final!r}")
-    # a sub-agent's turn from an earlier step (not played again now) in this step's events
-    now = {(path, prompt, turn) for step, path, prompt, turn, _ in PLAYED if step == index}
-    stored = {json.dumps(f"[[turn {turn} of {json.dumps(prompt)}]]")
-              for step, path, prompt, turn, calls in PLAYED
-              if step < index and calls and "/" in path and (path, prompt, turn) not in now}
-    texts = [json.dumps(event, default=repr) for event in seen.events]
-    leaked = sorted({mark for mark in stored for text in texts if mark in text})
-    return problems + [f"a public event carries the stored turn {mark}" for mark in leaked]
-
-
-def shown(seen: Seen) -> list[str]:
-    return sorted(f"{p.action}#{p.question}" for p in seen.pending)
-
-
 def main() -> int:
     failures, asked, sent = 0, [], {}
     with tempfile.TemporaryDirectory() as store:
@@ -85,21 +57,40 @@ def main() -> int:
                 app = build(store)  # every object dropped: the tree rebuilt from storage
                 print(f"[{index}] restart")
                 continue
+            pending, ran, final, error = want
             if step[0] == "resend":
                 given = sent[step[1]]
-            elif step[0] == "answer":  # by label, by id, by label and the call's prompt
+            elif step[0] == "answer":  # by label, by label and the call's prompt, by id
                 labels, ids, calls = [*step[1:], [], [], []][:3]
                 given = [(p.id, r) for at, r in labels for p in asked if p.action == at]
                 given += [(p.id, r) for at, prompt, r in calls for p in asked
                           if (p.action, p.prompt) == (at, prompt)] + [tuple(i) for i in ids]
             sent[index] = given
-            seen = advance(app, given)
-            asked = seen.pending if seen.stop is not None else asked
-            print(f"[{index}] {step[0]} {json.dumps(step[1:])}: stop {seen.stop}, pending "
-                  f"{shown(seen)}, ran {RAN[before:]}, final {seen.final!r}, error {seen.error}")
-            for problem in judge(index, want, seen, RAN[before:]):
+            stop, shown, said, seen_error, events = advance(app, given)
+            asked, now = shown if stop is not None else asked, RAN[before:]
+            labels = sorted(f"{p.action}#{p.question}" for p in shown)
+            print(f"[{index}] {step[0]} {json.dumps(step[1:])}: stop {stop}, pending {labels}, "
+                  f"ran {now}, final {said!r}, error {seen_error}")
+            problems = [f"expected {ran} to run; ran {now}"] if sorted(now) != ran else []
+            if error == "required" and seen_error is None:
+                problems.append("expected the step to be refused loudly; it was not")
+            if error == "forbidden" and seen_error is not None:
+                problems.append(f"expected no error; saw {seen_error}")
+            if stop is not None and labels != pending:
+                problems.append(f"expected pending {pending}; saw {labels}")
+            if final is not None and said != final:
+                problems.append(f"expected final answer {final!r}; saw {said!r}")
+            # a sub-agent's turn from an earlier step (not played again now) in a public event
+            played = {(path, prompt, turn) for at, path, prompt, turn, _ in PLAYED if at == index}
+            stored = {json.dumps(f"[[turn {turn} of {json.dumps(prompt)}]]")
+                      for at, path, prompt, turn, calls in PLAYED if at < index and calls
+                      and "/" in path and (path, prompt, turn) not in played}
+            texts = [json.dumps(event, default=repr) for event in events]
+            leaked = sorted({mark for mark in stored for text in texts if mark in text})
+            problems += [f"a public event carries the stored turn {mark}" for mark in leaked]
+            for problem in problems:
                 print(f"    FAIL: {problem}")
-                failures += 1
+            failures += len(problems)
     print(f"{failures} check(s) failed: the bug is there" if failures else "every check holds")
     return 1 if failures else 0
 
