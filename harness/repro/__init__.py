@@ -58,9 +58,13 @@ def reproducer(
     )
     steps = [[step, want] for step, want in zip(plan.steps, plan.expected, strict=True)]
     data = f"TREE = {literal(plan.tree, 7)}\n{STEPS_COMMENT}\nSTEPS = {literal(steps, 8)}"
-    return "\n".join(
-        (header, section.IMPORTS, data, templates.RECORDS, section.SECTION, templates.CHECKS)
-    ).replace("\n\n\n\n", "\n\n\n").replace("\n\n\n\n", "\n\n\n")
+    return (
+        "\n".join(
+            (header, section.IMPORTS, data, templates.RECORDS, section.SECTION, templates.CHECKS)
+        )
+        .replace("\n\n\n\n", "\n\n\n")
+        .replace("\n\n\n\n", "\n\n\n")
+    )
 
 
 WIDTH: Final = 99

@@ -9,6 +9,7 @@ line instead of writing a script that replays something else.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,11 +21,12 @@ DEFAULT_PROMPT: Final = Call.model_fields["prompt"].default  # what a call asks,
 
 # what the templates express: protected actions that ask through the tool's own interrupt,
 # sub-agents (ephemeral or preserve_context with a session), run/answer/resend/restart steps
-TREE_FEATURES: Final = {
+TREE_FEATURES: Final[dict[str, Callable[[Agent], bool]]] = {
     "hook": lambda agent: any(action.hook for action in agent.actions),
     "gate": lambda agent: agent.gate is not None,
-    "retry": lambda agent: agent.retry is not None
-    or any(action.retry is not None for action in agent.actions),
+    "retry": lambda agent: (
+        agent.retry is not None or any(action.retry is not None for action in agent.actions)
+    ),
     "window": lambda agent: agent.window is not None,
     "state": lambda agent: bool(agent.state),
     "stateful_provider": lambda agent: agent.stateful_provider,
@@ -42,9 +44,10 @@ class Plan:
     """One scenario as a reproducer replays it.
 
     ``tree``: each agent as ``{"name", "preserve", "actions": {tool: [label, questions]},
-    "subs": [...], "turns": [[[tool, id, prompt], ...], ..., answer]}`` (the tool-calling turns, then the
-    answer text; by prompt, ``"*"`` for any other, where the agent's script depends on it; a
-    call's prompt, ``preserve``, ``actions`` and ``subs`` only where they say something).  ``steps``: ``["run", prompt]``, ``["answer",
+    "subs": [...], "turns": [[[tool, id, prompt], ...], ..., answer]}`` (the tool-calling
+    turns, then the answer text; by prompt, ``"*"`` for any other, where the agent's script
+    depends on it; a call's prompt, ``preserve``, ``actions`` and ``subs`` only where they say
+    something).  ``steps``: ``["run", prompt]``, ``["answer",
     [[label, response], ...], [[id, response], ...], [[label, prompt, response], ...]]``,
     ``["resend", index]`` or ``["restart"]`` (an answer's empty lists at its end left out).
     ``expected``: per step (None for a restart) ``[pending ("label#question"), labels that
@@ -125,7 +128,9 @@ def agent_data(agent: Agent) -> dict[str, Any]:
     if agent.preserve_context:
         data["preserve"] = True
     if agent.actions:
-        data["actions"] = {action.tool: [action.label, action.questions] for action in agent.actions}
+        data["actions"] = {
+            action.tool: [action.label, action.questions] for action in agent.actions
+        }
     if agent.sub_agents:
         data["subs"] = [agent_data(sub) for sub in agent.sub_agents]
     return data | {"turns": turns}

@@ -46,7 +46,7 @@ def next_turn(agent: dict, path: str, said: list) -> tuple[str, str, list | str]
     return f"[[turn {index} of {json.dumps(prompt)}]]", prompt, turns[min(index, len(turns) - 1)]
 '''
 
-CHECKS: Final = r'''
+CHECKS: Final = r"""
 def main() -> int:
     failures, asked, sent = 0, [], {}
     with tempfile.TemporaryDirectory() as store:
@@ -97,4 +97,4 @@ def main() -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-'''
+"""
