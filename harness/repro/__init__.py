@@ -11,22 +11,45 @@ every one holds.  A target without a section has no reproducer hook: ``NoHook``.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from types import ModuleType
 from typing import Final
 
-from harness.repro import strands, templates
+from harness.repro import langgraph, strands, templates
 from harness.repro.plan import NotExpressible, Plan, plan_of, symptom_of
+from harness.repro.sources import findings_files
 from scenarios.model import Scenario
 
 __all__ = ["HOOKS", "NoHook", "NotExpressible", "Plan", "plan_of", "reproducer", "symptom_of"]
 
-# each target with a reproducer hook, and the module holding its SDK section
-HOOKS: Final[dict[str, ModuleType]] = {"strands": strands}
+
+@dataclass(frozen=True)
+class Hook:
+    """A target's reproducer hook: its SDK's distribution, the script's imports, its section."""
+
+    distribution: str
+    imports: str
+    section: str
+
+
+# each target with a reproducer hook
+HOOKS: Final = {
+    "strands": Hook(strands.DISTRIBUTION, strands.IMPORTS, strands.SECTION),
+    **{
+        target: Hook(langgraph.DISTRIBUTION, langgraph.imports(target), langgraph.section(target))
+        for target in langgraph.SHAPES
+    },
+}
 
 
 class NoHook(LookupError):
     """The target has no reproducer template."""
+
+
+def newest_findings(target: str) -> str:
+    """The newest release of ``target`` with a findings file ("?" if none)."""
+    files = findings_files(target)
+    return ".".join(map(str, files[-1][0])) if files else "?"
 
 
 def release_of(distribution: str, default: str) -> str:
@@ -46,8 +69,8 @@ def reproducer(
     if section is None:
         raise NoHook(f"--target {target}: no reproducer hook (those with one: {sorted(HOOKS)})")
     plan = plan_of(name, scenario, symptom or symptom_of(scenario))
-    sdk = section.DISTRIBUTION
-    release = release or release_of(sdk, "?")
+    sdk = section.distribution
+    release = release or release_of(sdk, newest_findings(target))
     wrapped = textwrap.fill(plan.symptom, width=99, initial_indent="Symptom: ")
     header = (
         templates.HEADER.replace("@NAME@", plan.name)
@@ -60,7 +83,7 @@ def reproducer(
     data = f"TREE = {literal(plan.tree, 7)}\n{STEPS_COMMENT}\nSTEPS = {literal(steps, 8)}"
     return (
         "\n".join(
-            (header, section.IMPORTS, data, templates.RECORDS, section.SECTION, templates.CHECKS)
+            (header, section.imports, data, templates.RECORDS, section.section, templates.CHECKS)
         )
         .replace("\n\n\n\n", "\n\n\n")
         .replace("\n\n\n\n", "\n\n\n")

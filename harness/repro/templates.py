@@ -47,6 +47,11 @@ def next_turn(agent: dict, path: str, said: list) -> tuple[str, str, list | str]
 '''
 
 CHECKS: Final = r"""
+def plain(value: object) -> object:  # an event's objects, as JSON can hold them
+    dump = getattr(value, "model_dump", None)
+    return dump() if callable(dump) else repr(value)
+
+
 def main() -> int:
     failures, asked, sent = 0, [], {}
     with tempfile.TemporaryDirectory() as store:
@@ -85,7 +90,7 @@ def main() -> int:
             stored = {json.dumps(f"[[turn {turn} of {json.dumps(prompt)}]]")
                       for at, path, prompt, turn, calls in PLAYED if at < index and calls
                       and "/" in path and (path, prompt, turn) not in played}
-            texts = [json.dumps(event, default=repr) for event in events]
+            texts = [json.dumps(event, default=plain) for event in events]
             leaked = sorted({mark for mark in stored for text in texts if mark in text})
             problems += [f"a public event carries the stored turn {mark}" for mark in leaked]
             for problem in problems:
