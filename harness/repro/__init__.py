@@ -11,14 +11,15 @@ every one holds.  A target without a section has no reproducer hook: ``NoHook``.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Final
 
-from harness.repro import langgraph, strands, templates
+from harness.repro import langgraph, openai_agents, strands, templates
 from harness.repro.plan import NotExpressible, Plan, plan_of, symptom_of
 from harness.repro.sources import findings_files
-from scenarios.model import Scenario
+from scenarios.model import Agent, Scenario
 
 __all__ = ["HOOKS", "NoHook", "NotExpressible", "Plan", "plan_of", "reproducer", "symptom_of"]
 
@@ -30,6 +31,14 @@ class Hook:
     distribution: str
     imports: str
     section: str
+    # what the SDK cannot express, beyond what no template does (``plan.TREE_FEATURES``)
+    cannot: Mapping[str, Callable[[Agent], bool]] = field(default_factory=dict)
+
+
+# needs_approval asks once per tool call: an action cannot ask a second question
+ONE_QUESTION: Final = {
+    "multi-question actions": lambda agent: any(action.questions > 1 for action in agent.actions)
+}
 
 
 # each target with a reproducer hook
@@ -39,6 +48,9 @@ HOOKS: Final = {
         target: Hook(langgraph.DISTRIBUTION, langgraph.imports(target), langgraph.section(target))
         for target in langgraph.SHAPES
     },
+    "openai-agents": Hook(
+        openai_agents.DISTRIBUTION, openai_agents.IMPORTS, openai_agents.SECTION, ONE_QUESTION
+    ),
 }
 
 
@@ -68,7 +80,7 @@ def reproducer(
     section = HOOKS.get(target)
     if section is None:
         raise NoHook(f"--target {target}: no reproducer hook (those with one: {sorted(HOOKS)})")
-    plan = plan_of(name, scenario, symptom or symptom_of(scenario))
+    plan = plan_of(name, scenario, symptom or symptom_of(scenario), section.cannot)
     sdk = section.distribution
     release = release or release_of(sdk, newest_findings(target))
     wrapped = textwrap.fill(plan.symptom, width=99, initial_indent="Symptom: ")

@@ -9,7 +9,7 @@ line instead of writing a script that replays something else.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -61,11 +61,17 @@ class Plan:
     expected: list[list[Any] | None]
 
 
-def plan_of(name: str, scenario: Scenario, symptom: str) -> Plan:
-    """The plan of ``scenario``; raises NotExpressible naming what no template expresses."""
+def plan_of(
+    name: str,
+    scenario: Scenario,
+    symptom: str,
+    cannot: Mapping[str, Callable[[Agent], bool]] | None = None,
+) -> Plan:
+    """The plan of ``scenario``; raises NotExpressible naming what no template expresses (or
+    what the SDK ``cannot``)."""
     used = sorted(
         feature
-        for feature, has in TREE_FEATURES.items()
+        for feature, has in {**TREE_FEATURES, **(cannot or {})}.items()
         for tree in _trees(scenario)
         for agent, _ in tree.walk()
         if has(agent)
