@@ -8,7 +8,8 @@ a review needs it:
 
 * a violation a recorded witness matches is a bug still open;
 * a recorded witness that no longer shows is a bug this build fixes: listed, never a failure
-  (for a release's own check it fails the run: the file is out of date);
+  (for a release's own check it fails the run: the file is out of date); unless its regression
+  file shows new violations of the same invariant (the bug changed its face: those fail);
 * a violation no witness matches is new, and fails the review, as does a regression file whose
   record no longer applies (stale).
 
@@ -99,7 +100,12 @@ def rejudge(result: Conformance, baselines: Mapping[str, FindingsFile]) -> dict[
             explanation = explanation or recorded[key].explanation
             known = bugs.get(key, Bug(key, explanation))
             bugs[key] = replace(known, matched=known.matched + 1)
+        # a regression file showing new violations of an invariant whose recorded witnesses no
+        # longer match changed (the new ones fail the review), it is not fixed
+        changed = {(name, violation.invariant) for name, violation in verdict.new}
         for missing in verdict.disappeared:
+            if (missing.scenario, missing.witness.invariant) in changed:
+                continue
             key = missing.recorded_class or missing.scenario or "?"
             known = bugs.get(key, Bug(key, missing.explanation))
             bugs[key] = replace(known, gone=(*known.gone, missing.witness.describe()))
