@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.counterexamples import Written
+from harness.diagram import diagram
 from harness.findings import FindingsFile, FindingsFileError, load_document
 from harness.findings.loading import read_findings_file
+from harness.history import History
 from harness.report import write_atomically
 from harness.repro import HOOKS, NotExpressible, reproducer
 from harness.review import Review, comment
@@ -82,14 +84,21 @@ def write_review(
     reviews: Mapping[str, Review],
     written: Mapping[str, Written],
     scenarios: Mapping[str, Sequence[tuple[str, Scenario]]],
+    histories: Mapping[str, Mapping[str, History]],
     *,
     summarised: bool,
 ) -> None:
-    """review.json, each new violation's reproducer, and with ``summarised`` review.md."""
+    """review.json, each new violation's reproducer, and with ``summarised`` review.md, where
+    each scenario with new violations is drawn (``harness.diagram``)."""
     evidence: dict[tuple[str, str], list[Path]] = {}
+    drawn: dict[tuple[str, str], str] = {}
     for target, review in reviews.items():
         by_name = dict(scenarios.get(target, ()))
         for name in sorted({scenario for scenario, _ in review.new}):
+            history = histories.get(target, {}).get(name)
+            if history is not None:
+                parted = [violation for scenario, violation in review.new if scenario == name]
+                drawn[(target, name)] = diagram(history, parted)
             files = evidence.setdefault((target, name), [])
             counterexample = written.get(target, Written()).files.get(name)
             if counterexample is not None:
@@ -105,6 +114,6 @@ def write_review(
     document = [review.to_json() for review in reviews.values()]
     write_atomically(reports / "review.json", json.dumps(document, indent=2) + "\n")
     if summarised:
-        text = comment(list(reviews.values()), evidence)
+        text = comment(list(reviews.values()), evidence, drawn)
         write_atomically(reports / REVIEW, text)
         print(text)

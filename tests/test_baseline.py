@@ -87,6 +87,8 @@ def test_a_build_that_adds_a_bug_fails_with_the_new_violations_and_a_reproducer(
     assert "### New (fails the review)" in comment
     assert "`colliding-ids` I1 (unique-names-up) at step 0" in comment
     assert "colliding-ids@strands.py" in comment
+    assert "```mermaid\nsequenceDiagram\n" in comment  # the new violations' scenario, drawn
+    assert "rect rgb(255, 228, 228)" in comment
     assert (tmp_path / "reports" / "repro" / "colliding-ids@strands.py").exists()
     # the I8 witnesses of colliding-ids no longer match, but I8 shows anew: changed, not fixed
     assert "colliding-ids" not in {bug["bug"] for bug in document["fixed"]}  # type: ignore[index]

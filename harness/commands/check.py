@@ -117,7 +117,14 @@ def run(arguments: argparse.Namespace) -> int:
     write_reports(arguments.reports, document, summarised=arguments.summary)
     if reviews:
         lists = {t.info.name: own.get(t.info.name, scenarios) for t in targets}
-        write_review(arguments.reports, reviews, written, lists, summarised=arguments.summary)
+        write_review(
+            arguments.reports,
+            reviews,
+            written,
+            lists,
+            result.histories,
+            summarised=arguments.summary,
+        )
     if broken:
         return EXIT_BAD_INPUT
     if result.broken_adapters:
