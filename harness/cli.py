@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from harness import __version__, execution
 from harness.commands import (
     bench,
+    bugs,
     check,
     determinism,
     faults,
@@ -61,6 +62,7 @@ COMMANDS = (
     run,
     repro,
     report,
+    bugs,
     faults,
     bench,
     mutate,
@@ -81,6 +83,7 @@ examples:
   python -m harness check --target reference       one target
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
   python -m harness record --target strands       write a run's witnesses into its findings file
+  python -m harness bugs reports/conformance.json  the distinct bugs behind it (reports/bugs.md)
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again

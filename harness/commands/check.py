@@ -88,7 +88,7 @@ def add_parser(commands: Commands) -> None:
 def run(arguments: argparse.Namespace) -> int:
     targets, broken = loaded_targets(arguments.target, arguments.isolation)
     folders = findings_search_path(arguments.findings)
-    check_findings_files(targets, folders)
+    findings = check_findings_files(targets, folders)  # read once: the run is judged by these
     try:
         baseline = baselines(arguments, targets, folders)
     except BaselineError as unusable:
@@ -101,7 +101,7 @@ def run(arguments: argparse.Namespace) -> int:
     progress = Progress() if interactive() else None
     with connect(arguments) as where:
         result = judge(
-            targets, scenarios, progress, own, generated, findings=folders, execution=where
+            targets, scenarios, progress, own, generated, findings=findings, execution=where
         )
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
