@@ -31,7 +31,7 @@ RUN_IN_CI = {
     "langgraph-subgraph-node": ("stale-answer-id", "colliding-ids"),
     "openai-agents": ("nested-call-reuses-a-finished-id", "deep-nesting"),
 }
-MAX_LINES = 300  # the goal is 200: strands' scripts are 194 to 235 lines, openai-agents' to 290
+MAX_LINES = 300  # the goal is 200: strands' scripts are 194 to 235 lines, openai-agents' to 283
 # the project's own selection of rules (pyproject.toml), on a file outside the project
 RUFF = ("ruff", "check", "--isolated", "--line-length", "100", "--select", "E,F,W,I,B,UP,SIM,RUF")
 

@@ -23,17 +23,10 @@ import tempfile
 from collections import Counter, namedtuple
 from pathlib import Path
 
-from agents import (
-    Agent,
-    Runner,
-    RunState,
-    SQLiteSession,
-    Usage,
-    function_tool,
-    set_tracing_disabled,
-)
+from agents import Agent, Runner, RunState, SQLiteSession, Usage, function_tool
 from agents.items import ModelResponse
 from agents.models.interface import Model
+from agents.tracing import set_tracing_disabled
 from openai.types.responses import (
     ResponseFunctionToolCall,
     ResponseOutputMessage,
