@@ -30,6 +30,7 @@ from harness.commands import (
     mutate,
     record,
     report,
+    repro,
     run,
     targets,
 )
@@ -59,6 +60,7 @@ COMMANDS = (
     generate,
     record,
     run,
+    repro,
     report,
     bugs,
     faults,
@@ -86,6 +88,7 @@ examples:
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
+  python -m harness repro stale-answer-id --target strands -o repro.py   a standalone script
 
 reports: check writes reports/conformance.md and reports/conformance.json (with --summary
 also reports/conformance-summary.md, which always fits a pull-request comment); a failed run
