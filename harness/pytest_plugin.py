@@ -369,16 +369,6 @@ class ScenarioItem(pytest.Item):
             if missing.recorded_class is None  # a class is judged on the whole sample
         ]
         problems += [f"recorded finding does not apply: {why}" for _, why in verdict.stale]
-        problems += [
-            f"recorded class {missing.recorded_class} is wider than its shown_by files show: "
-            f"{missing.witness.describe()}"
-            for missing in verdict.undemonstrated
-        ]
-        problems += [
-            f"{c.violation.invariant} at step {c.violation.step} is named by both class "
-            f"{c.classes[0]} and class {c.classes[1]}: narrow one"
-            for c in verdict.conflicts
-        ]
         if problems:
             raise ScenarioFailure("\n".join(problems))
         if verdict.expected and self.generated:  # known only now: a non-strict expected failure

@@ -87,15 +87,14 @@ def _sections(document: Document, columns: list[str]) -> list[tuple[str, list[st
         ("Adapter errors (the adapter broke its contract: not judged)", errors),
         ("New violations (no recorded witness matches them)", new),
         ("Recorded witnesses that no longer show", gone),
-        ("Records that no longer apply (another content, undemonstrated, or in conflict)", old),
+        ("Findings recorded for another content", old),
     ]
 
 
 def _target_row(document: Document, name: str) -> str:
     verdict: dict[str, Any] = document["findings"].get(name) or {}
     errors = len(document.get("adapter_errors", {}).get(name, []))
-    new, gone = (len(verdict.get(key, [])) for key in ("new", "disappeared"))
-    old = len(stale(verdict))
+    new, gone, old = (len(verdict.get(key, [])) for key in ("new", "disappeared", "stale"))
     violated = [
         checker["id"]
         for checker in document["checkers"]
