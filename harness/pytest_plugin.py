@@ -49,6 +49,7 @@ import yaml
 from harness.checkers import check
 from harness.findings import (
     FindingEntry,
+    FindingsFile,
     FindingsFileError,
     judge_findings,
     load_document,
@@ -72,6 +73,8 @@ from scenarios.schema import fields_at
 
 FOLDERS = pytest.StashKey[tuple[Path, ...]]()  # the findings path of this session
 INFOS = pytest.StashKey[dict[str, TargetInfo | None]]()  # each target's info, None: not loadable
+# each target's findings file as first read this session, or why it cannot be used
+DOCUMENTS = pytest.StashKey[dict[tuple[str, str], FindingsFile | str | None]]()
 BUNDLED = pytest.StashKey[tuple[Path, ...]]()  # the bundled paths the options add (resolved)
 SCENARIO_KEYS = re.compile(r"^(tree|steps)\s*:", re.MULTILINE)
 SCENARIO_FIELDS = fields_at(())  # a scenario file's top-level keys
@@ -131,6 +134,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except FindingsFileError as problem:
         raise pytest.UsageError(str(problem)) from None
     config.stash[INFOS] = {}
+    config.stash[DOCUMENTS] = {}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -301,6 +305,23 @@ def _info(config: pytest.Config, target: str) -> TargetInfo | None:
     return infos[target]
 
 
+def _document(config: pytest.Config, info: TargetInfo) -> FindingsFile | None:
+    """The findings file of ``info``'s target, read once a session: the marks given at
+    collection and every item's verdict rest on the same reading, so a file edited during the
+    session changes none of them (``FindingsFileError`` each time, when it cannot be used)."""
+    documents = config.stash[DOCUMENTS]
+    key = (info.findings_name, info.version)
+    if key not in documents:
+        try:
+            documents[key] = load_document(*key, config.stash[FOLDERS])
+        except FindingsFileError as problem:
+            documents[key] = str(problem)
+    found = documents[key]
+    if isinstance(found, str):
+        raise FindingsFileError(found)
+    return found
+
+
 def _recorded_finding(
     config: pytest.Config, target: str, name: str, scenario: Scenario
 ) -> FindingEntry | None:
@@ -310,7 +331,7 @@ def _recorded_finding(
     if info is None:
         return None
     try:
-        document = load_document(info.findings_name, info.version, config.stash[FOLDERS])
+        document = _document(config, info)
     except FindingsFileError:
         return None
     entry = None if document is None else document.entry(name)
@@ -351,7 +372,7 @@ class ScenarioItem(pytest.Item):
             )
         info = target.info
         try:
-            document = load_document(info.findings_name, info.version, self.config.stash[FOLDERS])
+            document = _document(self.config, info)
         except FindingsFileError as problem:
             raise ScenarioFailure(str(problem)) from None
         violations = check(history)

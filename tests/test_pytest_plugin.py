@@ -172,6 +172,27 @@ def test_a_recorded_finding_is_a_strict_xfail_with_its_explanation(
     pytester.runpytest_subprocess(*arguments).assert_outcomes(failed=1)
 
 
+def test_a_findings_file_edited_during_the_session_changes_no_verdict_of_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """The findings file is read once a session: the xfail mark given at collection and the
+    verdict of the run rest on the same reading, though the file no longer parses by then."""
+    (pytester.path / "wrong.yaml").write_text(WRONG, encoding="utf-8")
+    folder = findings_for(
+        pytester, "wrong", WRONG, "{invariant: O, step: answer, seen: '^ran once$'}"
+    )
+    [path] = folder.glob("reference-*.yaml")
+    pytester.makeconftest(
+        "def pytest_collection_finish(session):\n"
+        f"    open({str(path)!r}, 'w', encoding='utf-8').write('target: [unclosed\\n')\n"
+    )
+    arguments = [*PLUGIN, "--harness-target", "reference", "--harness-findings", str(folder)]
+    result = pytester.runpytest_subprocess(*arguments, "-rx")
+    result.assert_outcomes(xfailed=1)
+    result.stdout.fnmatch_lines([f"XFAIL wrong.yaml::wrong?reference? - recorded finding: {WHY}"])
+    assert path.read_text(encoding="utf-8") == "target: [unclosed\n"  # edited, indeed
+
+
 def test_a_recorded_finding_that_no_longer_shows_fails_the_item(pytester: pytest.Pytester) -> None:
     good = (REGRESSIONS / "colliding-ids.yaml").read_text(encoding="utf-8")
     (pytester.path / "colliding-ids.yaml").write_text(good, encoding="utf-8")
