@@ -45,18 +45,15 @@ def regression(stem: str) -> Path:
     return next(path for path in regression_files() if path.stem == stem)
 
 
-def test_the_installed_release_has_a_findings_file() -> None:
+def test_both_shapes_are_registered_and_have_a_findings_file() -> None:
     assert sdk_version() == VERSION
-    assert findings_path("adk", VERSION).exists(), (
-        f"no findings file for adk {VERSION}: run `python -m harness check --target adk` and "
-        "record what it finds (with a one-line explanation each)"
-    )
-
-
-def test_only_the_agent_tool_shape_is_registered() -> None:
-    """The single_turn shape is driven here, by its tests, until its findings are recorded."""
-    assert registry.get("adk").info.name == "adk"
-    assert "adk-single-turn" not in registry.available()
+    for shape, target in TARGETS.items():
+        name = target.info.name
+        assert registry.get(name).info.name == name, shape
+        assert findings_path(name, VERSION).exists(), (
+            f"no findings file for {name} {VERSION}: run `python -m harness check --target "
+            f"{name}` and record what it finds (with a one-line explanation each)"
+        )
 
 
 def root_only(steps: list[Any]) -> dict[str, Any]:
@@ -209,14 +206,14 @@ def test_histories_are_deterministic(stem: str, shape: str) -> None:
 def test_a_step_in_a_fresh_process_sees_what_one_process_sees() -> None:
     """Everything a step needs is read back from the work directory (the stored session, the
     handles): the same scenario in one process and with every step in a fresh one."""
-    steps: list[Any] = [{"run": "go"}, "restart", {"answer": {"deploy-root": "approve"}}]
-    scenario = parse_scenario(root_only(steps), "isolated")
-    target = TARGETS["agent-tool"]
+    steps: list[Any] = [{"run": "go"}, "restart", {"answer": {"deploy-a": "approve"}}]
+    scenario = parse_scenario(nested(steps), "isolated")
+    target = TARGETS["single-turn"]
     in_process = run_scenario(target, scenario, "isolated")
-    isolated = run_scenario(ProcessIsolated("adk", target), scenario, "isolated")
+    isolated = run_scenario(ProcessIsolated(target.info.name, target), scenario, "isolated")
     assert [s.observed for s in isolated.steps] == [s.observed for s in in_process.steps]
     assert [s.requests for s in isolated.steps] == [s.requests for s in in_process.steps]
-    assert ran(isolated) == ran(in_process) == ["deploy-root"]
+    assert ran(isolated) == ran(in_process) == ["deploy-a"]
     assert check(isolated) == check(in_process) == []
 
 

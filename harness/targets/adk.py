@@ -9,8 +9,7 @@ offers both and they pause differently:
   fresh ``InMemorySessionService`` and returns the last event's text: a confirmation the wrapped
   agent asks for never reaches the caller's session, and ``AgentTool`` cannot resume it (2.13.0
   logs a warning saying so and hands the caller an error result).
-* ``single-turn`` (``AdkTarget(shape="single-turn")``, not registered until its findings are
-  recorded): a sub-agent is ``LlmAgent(mode="single_turn")``
+* ``single-turn`` (target ``adk-single-turn``): a sub-agent is ``LlmAgent(mode="single_turn")``
   among its caller's ``sub_agents``; ADK exposes it to the caller's model as a tool
   (``_SingleTurnAgentTool``) that runs it inline, in the caller's session on a branch of its
   own, so its confirmations pause the whole invocation and a resume continues it.
@@ -86,7 +85,7 @@ SHAPES: Final = {
     "single-turn": "sub-agents are sub_agents in mode='single_turn' (run inline, in the "
     "caller's session)",
 }
-TARGET_NAMES: Final = {"agent-tool": "adk", "single-turn": "adk-single-turn"}  # the name it reports
+TARGET_NAMES: Final = {"agent-tool": "adk", "single-turn": "adk-single-turn"}
 
 # what ADK 2.13.0 cannot express in this adapter, with the reason (docs/adapters.md quotes them)
 NOT_SUPPORTED: Final = {

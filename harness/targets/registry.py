@@ -88,6 +88,12 @@ def _adk() -> Target:
     return AdkTarget()
 
 
+def _adk_single_turn() -> Target:
+    from harness.targets.adk import AdkTarget
+
+    return AdkTarget(shape="single-turn")
+
+
 BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "reference": _reference,
     "strands": _strands,
@@ -96,6 +102,7 @@ BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "langgraph-subgraph-node": _langgraph_subgraph_node,
     "openai-agents": _openai_agents,
     "adk": _adk,
+    "adk-single-turn": _adk_single_turn,
 }
 # the module a built-in target drives: it is listed only where that module is importable
 NEEDS_MODULE: Final[dict[str, str]] = {
@@ -105,6 +112,7 @@ NEEDS_MODULE: Final[dict[str, str]] = {
     "langgraph-subgraph-node": "langgraph",
     "openai-agents": "agents",
     "adk": "google.adk",
+    "adk-single-turn": "google.adk",
 }
 
 
@@ -130,6 +138,7 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
             openai_agents.TARGET_CAPABILITIES | damages(openai_agents_storage.CORRUPTIONS)
         ),
         "adk": adk.TARGET_CAPABILITIES,
+        "adk-single-turn": adk.TARGET_CAPABILITIES,
     }
 
 
