@@ -217,6 +217,17 @@ def test_a_step_in_a_fresh_process_sees_what_one_process_sees() -> None:
     assert check(isolated) == check(in_process) == []
 
 
+def test_a_call_sent_without_an_id_is_recorded_under_the_same_id_on_every_run() -> None:
+    """ADK draws an ``adk-<uuid4>`` id for a call the model sent without one."""
+    data = root_only([{"run": "go"}, {"answer": {"deploy-root": "approve"}}])
+    data["tree"]["effects"] = [{"tool": "lookup"}]
+    data["tree"]["turns"] = [[{"tool": "lookup", "id": ""}], [{"tool": "deploy", "id": ""}]]
+    first = run("agent-tool", data)
+    executions = [entry for step in first.steps for entry in step.executions]
+    assert [entry["tool_use_id"] for entry in executions] == ["adk-<uuid>", "adk-<uuid>"]
+    assert run("agent-tool", data).dumps() == first.dumps()
+
+
 def test_the_fake_model_is_a_real_base_llm_and_drives_a_real_agent(tmp_path: Path) -> None:
     ran_tools: list[str] = []
 

@@ -404,6 +404,13 @@ def _plain_part(part: Any) -> dict[str, Any]:
 # -- the tree's tools ------------------------------------------------------------------------------
 
 
+def call_id(tool_context: Any) -> str:
+    """The id of the call a tool serves, as the ledger records it: the model's, or for a call the
+    model sent without one, the ``adk-<uuid4>`` ADK drew for it read as ``adk-<uuid>`` (the
+    same on every run)."""
+    return UUID.sub("<uuid>", tool_context.function_call_id or "")
+
+
 def action_tool(name: str, label: str, path: str, ledger: Ledger) -> Any:
     """The protected action ``label``'s tool, named ``name``, of the agent at ``path``: ADK asks
     for a confirmation (``require_confirmation``) before it runs."""
@@ -412,9 +419,7 @@ def action_tool(name: str, label: str, path: str, ledger: Ledger) -> Any:
     action = ProtectedAction(label)
 
     async def perform(call: str, tool_context: ToolContext) -> str:
-        return action.run(
-            ledger, agent=path, tool_use_id=tool_context.function_call_id or "", prompt=call
-        )
+        return action.run(ledger, agent=path, tool_use_id=call_id(tool_context), prompt=call)
 
     perform.__name__ = perform.__qualname__ = name
     perform.__doc__ = (
@@ -433,7 +438,7 @@ def effect_tool(name: str, path: str, ledger: Ledger) -> Any:
     effect = OrdinaryTool(name)
 
     async def run(tool_context: ToolContext) -> str:
-        return effect.run(ledger, agent=path, tool_use_id=tool_context.function_call_id or "")
+        return effect.run(ledger, agent=path, tool_use_id=call_id(tool_context))
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"Ordinary tool {name}: a side effect, asks nothing."
