@@ -82,6 +82,18 @@ def _langgraph_subgraph_node() -> Target:
     return LangGraphTarget(shape="subgraph-node")
 
 
+def _adk() -> Target:
+    from harness.targets.adk import AdkTarget
+
+    return AdkTarget()
+
+
+def _adk_single_turn() -> Target:
+    from harness.targets.adk import AdkTarget
+
+    return AdkTarget(shape="single-turn")
+
+
 BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "reference": _reference,
     "strands": _strands,
@@ -89,6 +101,8 @@ BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "langgraph": _langgraph,
     "langgraph-subgraph-node": _langgraph_subgraph_node,
     "openai-agents": _openai_agents,
+    "adk": _adk,
+    "adk-single-turn": _adk_single_turn,
 }
 # the module a built-in target drives: it is listed only where that module is importable
 NEEDS_MODULE: Final[dict[str, str]] = {
@@ -97,6 +111,8 @@ NEEDS_MODULE: Final[dict[str, str]] = {
     "langgraph": "langgraph",
     "langgraph-subgraph-node": "langgraph",
     "openai-agents": "agents",
+    "adk": "google.adk",
+    "adk-single-turn": "google.adk",
 }
 
 
@@ -104,7 +120,7 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
     """What each built-in target can express (``TargetInfo.expressible``), read off its adapter's
     constants, so without its SDK (strands as from 1.59, the releases with a stored turn):
     ``python -m harness generate`` commits a sample of generated scenarios for each set."""
-    from harness.targets import langgraph, openai_agents, openai_agents_storage, strands
+    from harness.targets import adk, langgraph, openai_agents, openai_agents_storage, strands
     from harness.targets.reference import ReferenceTarget
     from scenarios.model import CORRUPTIONS
 
@@ -121,6 +137,8 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
         "openai-agents": (
             openai_agents.TARGET_CAPABILITIES | damages(openai_agents_storage.CORRUPTIONS)
         ),
+        "adk": adk.TARGET_CAPABILITIES,
+        "adk-single-turn": adk.TARGET_CAPABILITIES,
     }
 
 
