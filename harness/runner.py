@@ -391,6 +391,8 @@ class Recorder:
             "final_answer": observation.final_answer,
             "error": observation.error,
         }
+        if observation.more_errors:  # recorded where there are some: most steps log one at most
+            observed["more_errors"] = [str(error) for error in observation.more_errors]
         if observation.warnings:  # recorded where there are some: most steps log none
             observed["warnings"] = [str(warning) for warning in observation.warnings]
         return observed
