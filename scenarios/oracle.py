@@ -221,7 +221,7 @@ class Oracle:
         return self.tree
 
     def step(
-        self, index: int, step: Step, shown: Mapping[str, str | None] | None = None
+        self, index: int, step: Step, shown: Mapping[str, ShownQuestion | None] | None = None
     ) -> Expected:
         """The expectation for ``step``.  ``shown`` maps each id of an ``answer_ids`` step to the
         question the human was last shown as pending under it (its label, and the prompt of the
