@@ -175,6 +175,7 @@ def test_a_stateful_provider_refuses_a_first_request_that_carries_a_response_id(
         "turn": 0,
         "messages": 1,
         "model_state": {"response_id": earlier},
+        "sent": [{"prompt": "q"}],
         "refused": "first request of a conversation with a previous_response_id",
     }
 
