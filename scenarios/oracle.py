@@ -12,7 +12,8 @@ Semantics it encodes, each straight from docs/invariants.md:
 * an ordinary tool (an effect) runs when its turn is played, once per scripted call: never again
   when its agent resumes after a question, nor after a restart;
 * an approval advances one question: the last approval runs the action (exactly once); a denial
-  ends the call without running it; an unanswered question stays pending;
+  ends the call without running it; an unanswered question stays pending; an answer by id
+  settles exactly the question shown under that id, never a twin call's sharing its label;
 * a restart changes nothing, except that a preserve_context sub-agent without a session store
   loses its parked turn, after which every resume must fail loudly and change nothing;
 * after a stored continuation is corrupted, every resume must fail loudly and change nothing,
