@@ -5,7 +5,8 @@ scripted model journals (``fakes.model.sent``).  A good request is quiet; each w
 one (a tool use with no result or two, a stray result, a lost reply or prompt) is named once,
 at the step of the first request that shows it.  Then the whole path: the journal records the
 shape each target's messages have, and the known-bad reference variant that drops a restored
-turn's last result is caught by I16 alone.
+turn's last result is caught by I16 alone (under ``--isolation process`` too:
+``tests/test_isolation.py``).
 """
 
 from __future__ import annotations
