@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from harness import __version__, execution
 from harness.commands import (
     bench,
+    bugs,
     check,
     determinism,
     faults,
@@ -29,6 +30,7 @@ from harness.commands import (
     mutate,
     record,
     report,
+    repro,
     run,
     targets,
 )
@@ -53,7 +55,20 @@ __all__ = [
 ]
 
 # the commands, in the order --help lists them
-COMMANDS = (check, generate, record, run, report, faults, bench, mutate, determinism, targets)
+COMMANDS = (
+    check,
+    generate,
+    record,
+    run,
+    repro,
+    report,
+    bugs,
+    faults,
+    bench,
+    mutate,
+    determinism,
+    targets,
+)
 
 DESCRIPTION = """\
 Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
@@ -68,10 +83,12 @@ examples:
   python -m harness check --target reference       one target
   python -m harness run scenarios/regressions/colliding-ids.yaml --target reference
   python -m harness record --target strands       write a run's witnesses into its findings file
+  python -m harness bugs reports/conformance.json  the distinct bugs behind it (reports/bugs.md)
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again
   python -m harness targets                        what is installed
+  python -m harness repro stale-answer-id --target strands -o repro.py   a standalone script
 
 reports: check writes reports/conformance.md and reports/conformance.json (with --summary
 also reports/conformance-summary.md, which always fits a pull-request comment); a failed run

@@ -127,6 +127,8 @@ def judge(
         result.runs[info.name] = runs
         result.adapter_errors[info.name] = broke
         document = load_document(info.findings_name, info.version, findings, drafts=drafts)
+        if document is not None and document.version != info.version:
+            result.targets[-1]["findings_version"] = document.version  # none of its own
         verdict = judge_findings(document, runs)
         result.verdicts[info.name] = verdict
         expected = {(item.scenario, id(item.violation)) for item in verdict.expected}

@@ -3,7 +3,8 @@
     pytest --harness-target reference path/to/scenarios/
 
 collects every ``.yaml``/``.yml`` scenario file under the given paths (files whose top level has
-``tree`` and ``steps``) as one test item per target.  Each item is judged as ``check`` judges
+``tree`` or ``steps`` and another field of a scenario, or misspellings of them) as one test item
+per target.  Each item is judged as ``check`` judges
 it, against the findings files on the findings path (``harness.findings.search``; add folders
 with ``--harness-findings DIR``):
 
@@ -16,9 +17,11 @@ with ``--harness-findings DIR``):
 - a scenario the target cannot express is skipped, the reason and the location naming the
   scenario file; an adapter error or a target that cannot be loaded fails it in one line.
 
-A file that looks like a scenario (``tree:`` or ``steps:`` at its top level) but cannot be read
-or parsed is a collection error, in the loader's one line, never silently left out.
-``--harness-regressions`` adds the harness's own regression files to the run.
+A file that looks like a scenario but cannot be read, parsed or validated (a misspelt key
+included) is a collection error, a line per problem as ``check`` says it, never silently left
+out.
+``--harness-regressions`` adds the harness's own regression files to the run, wherever the
+harness is installed (a virtual environment inside the project too).
 
 ``--harness-profile ci`` adds the profile's committed sample of generated scenarios
 (``scenarios/corpus/ci/``), one item per scenario and target: each target runs the file ``check
@@ -35,7 +38,8 @@ Without ``--harness-target`` the plugin collects nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator, Sequence
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +49,7 @@ import yaml
 from harness.checkers import check
 from harness.findings import (
     FindingEntry,
+    FindingsFile,
     FindingsFileError,
     judge_findings,
     load_document,
@@ -56,12 +61,24 @@ from harness.runner import AdapterError, run_scenario
 from harness.targets import registry
 from harness.targets.base import TargetInfo
 from scenarios import corpus
-from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, read_yaml
+from scenarios.loading import (
+    REGRESSIONS,
+    ScenarioFileError,
+    load_scenario,
+    read_yaml,
+    regression_files,
+)
 from scenarios.model import Scenario
+from scenarios.schema import fields_at
 
 FOLDERS = pytest.StashKey[tuple[Path, ...]]()  # the findings path of this session
 INFOS = pytest.StashKey[dict[str, TargetInfo | None]]()  # each target's info, None: not loadable
+# each target's findings file as first read this session, or why it cannot be used
+DOCUMENTS = pytest.StashKey[dict[tuple[str, str], FindingsFile | str | None]]()
+BUNDLED = pytest.StashKey[tuple[Path, ...]]()  # the bundled paths the options add (resolved)
 SCENARIO_KEYS = re.compile(r"^(tree|steps)\s*:", re.MULTILINE)
+SCENARIO_FIELDS = fields_at(())  # a scenario file's top-level keys
+MISSPELT = 0.8  # how close (difflib's ratio) a key must be to a field to be taken for it
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -98,8 +115,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("--harness-target"):
         return
-    if config.getoption("--harness-regressions"):
-        config.args.append(str(REGRESSIONS))
+    bundled = [REGRESSIONS.resolve()] if config.getoption("--harness-regressions") else []
     profile = config.getoption("--harness-profile")
     if profile is not None:
         if profile not in corpus.COMMITTED:
@@ -107,7 +123,8 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"--harness-profile: expected one of {', '.join(corpus.COMMITTED)} (a sample "
                 f"committed in scenarios/corpus/), got {profile!r}"
             )
-        config.args += [str(path) for path in corpus.files(profile)]
+        bundled += [path.resolve() for path in corpus.files(profile)]
+    config.stash[BUNDLED] = tuple(bundled)
     given: list[Path] = config.getoption("--harness-findings")
     for folder in given:
         if not folder.is_dir():
@@ -117,6 +134,54 @@ def pytest_configure(config: pytest.Config) -> None:
     except FindingsFileError as problem:
         raise pytest.UsageError(str(problem)) from None
     config.stash[INFOS] = {}
+    config.stash[DOCUMENTS] = {}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """The bundled files the options ask for (the regression folder, a profile's sample) are
+    collected by the session itself, each once, wherever the harness is installed.  Given as
+    arguments they were not: pytest drops an argument that lies inside another (a virtual
+    environment inside the project, under the project's folder), and its walk from there skips
+    the environment (``norecursedirs``: ``.*``, ``venv``; any folder with a ``pyvenv.cfg``)."""
+    report = yield
+    if isinstance(collector, pytest.Session) and report.passed:
+        for path in collector.config.stash.get(BUNDLED, ()):
+            if collector.isinitpath(path):  # named on the command line: collected as such
+                continue
+            kind = BundledFolder if path.is_dir() else CorpusFile
+            bundled = kind.from_parent(collector, path=path, nodeid=_bundled_id(collector, path))
+            report.result.append(bundled)
+    return report
+
+
+def _bundled_id(session: pytest.Session, path: Path, root: Path | None = None) -> str:
+    """A bundled path's node id, as pytest names a path it is given: relative to the project
+    (the rootdir), else to the bundled ``root`` it is in (itself: the empty id)."""
+    try:
+        return path.relative_to(session.config.rootpath.resolve()).as_posix()
+    except ValueError:
+        return "" if root is None else path.relative_to(root).as_posix()
+
+
+class BundledFolder(pytest.Directory):
+    """The harness's regression folder (``--harness-regressions``): its scenario files."""
+
+    def collect(self) -> Iterator[ScenarioFile]:
+        for path in regression_files(self.path):
+            if path.suffix in {".yaml", ".yml"}:
+                nodeid = _bundled_id(self.session, path, self.path)
+                yield ScenarioFile.from_parent(self, path=path, nodeid=nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A bundled path a walk reaches (a project inside which the harness is installed, or the
+    harness's own checkout) is left to the session's own collector of it."""
+    bundled = config.stash.get(BUNDLED, ())
+    return True if bundled and collection_path.resolve() in bundled else None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -137,8 +202,10 @@ def _in_profile(config: pytest.Config, path: Path) -> bool:
 
 
 def _looks_like_scenario(path: Path) -> bool:
-    """A mapping with ``tree`` and ``steps``; or, when it does not parse, a text with either
-    at its top level (so a broken scenario is reported, and other YAML files left alone)."""
+    """A mapping that names ``tree`` or ``steps`` and another field of a scenario, any of them
+    possibly misspelt (so a scenario with a misspelt key is reported, not left out); or, when
+    it does not parse, a text with ``tree`` or ``steps`` at its top level (so a broken scenario
+    is reported).  Other YAML files are left alone."""
     try:
         text = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
@@ -148,8 +215,14 @@ def _looks_like_scenario(path: Path) -> bool:
     except yaml.YAMLError:
         return SCENARIO_KEYS.search(text) is not None
     if isinstance(data, dict):
-        return "tree" in data and "steps" in data
+        fields = [key for key in data if _close(key, SCENARIO_FIELDS)]
+        return len(fields) >= 2 and any(_close(key, ("tree", "steps")) for key in fields)
     return SCENARIO_KEYS.search(text) is not None
+
+
+def _close(key: Any, fields: Sequence[str]) -> bool:
+    """Whether ``key`` is one of ``fields`` or a misspelling of one."""
+    return isinstance(key, str) and bool(get_close_matches(key, fields, n=1, cutoff=MISSPELT))
 
 
 class ScenarioFile(pytest.File):
@@ -232,6 +305,23 @@ def _info(config: pytest.Config, target: str) -> TargetInfo | None:
     return infos[target]
 
 
+def _document(config: pytest.Config, info: TargetInfo) -> FindingsFile | None:
+    """The findings file of ``info``'s target, read once a session: the marks given at
+    collection and every item's verdict rest on the same reading, so a file edited during the
+    session changes none of them (``FindingsFileError`` each time, when it cannot be used)."""
+    documents = config.stash[DOCUMENTS]
+    key = (info.findings_name, info.version)
+    if key not in documents:
+        try:
+            documents[key] = load_document(*key, config.stash[FOLDERS])
+        except FindingsFileError as problem:
+            documents[key] = str(problem)
+    found = documents[key]
+    if isinstance(found, str):
+        raise FindingsFileError(found)
+    return found
+
+
 def _recorded_finding(
     config: pytest.Config, target: str, name: str, scenario: Scenario
 ) -> FindingEntry | None:
@@ -241,7 +331,7 @@ def _recorded_finding(
     if info is None:
         return None
     try:
-        document = load_document(info.findings_name, info.version, config.stash[FOLDERS])
+        document = _document(config, info)
     except FindingsFileError:
         return None
     entry = None if document is None else document.entry(name)
@@ -282,7 +372,7 @@ class ScenarioItem(pytest.Item):
             )
         info = target.info
         try:
-            document = load_document(info.findings_name, info.version, self.config.stash[FOLDERS])
+            document = _document(self.config, info)
         except FindingsFileError as problem:
             raise ScenarioFailure(str(problem)) from None
         violations = check(history)

@@ -92,6 +92,8 @@ def conformance_document(
                 "new": [{"scenario": s, **violation.to_json()} for s, violation in verdict.new],
                 "disappeared": [finding.to_json() for finding in verdict.disappeared],
                 "stale": [{"scenario": s, "why": why} for s, why in verdict.stale],
+                "undemonstrated": [finding.to_json() for finding in verdict.undemonstrated],
+                "conflicts": [conflict.to_json() for conflict in verdict.conflicts],
             }
             for target, verdict in result.verdicts.items()
         },
@@ -175,7 +177,14 @@ def markdown(document: Document) -> str:
     counterexamples and what the findings excused; the long lists (generated scenarios per
     recorded class, scenarios not applicable) folded in ``<details>``."""
     columns = [column(target) for target in document["targets"]]
-    lines = ["# Conformance", "", headline(document), "", *matrix(document)]
+    lines = ["# Conformance", "", headline(document), ""]
+    lines += [
+        f"{column(target)} has no findings file of its own: judged by the findings of "
+        f"{target['name']} {target['findings_version']}, the newest earlier release with one.\n"
+        for target in document["targets"]
+        if "findings_version" in target
+    ]
+    lines += matrix(document)
     for name in columns:
         verdict = document["findings"].get(name)
         lines += _section(ADAPTER_ERRORS.format(name), adapter_errors(document, name))
@@ -183,6 +192,11 @@ def markdown(document: Document) -> str:
             lines += _section(NEW.format(name), [f"- {line}" for line in new_violations(verdict)])
             lines += _section(VANISHED.format(name), [f"- {line}" for line in vanished(verdict)])
             lines += _section(STALE.format(name), [f"- {line}" for line in stale(verdict)])
+    for name in columns:
+        verdict = document["findings"].get(name)
+        if verdict is not None:
+            items = unresolved(verdict)
+            lines += _details(f"{UNRESOLVED.format(name)}: {len(items)}", [f"- {x}" for x in items])
     for name in columns:
         verdict = document["findings"].get(name)
         lines += _counterexamples(document, name)
@@ -207,6 +221,10 @@ ADAPTER_ERRORS = "{}: ADAPTER ERRORS (the adapter broke its contract: not judged
 NEW = "{}: NEW violations (no recorded witness matches them)"
 VANISHED = "{}: recorded witnesses that no longer show"
 STALE = "{}: findings recorded for another content"
+UNRESOLVED = (
+    "{}: records to resolve, reported and not failing yet (class witnesses their shown_by files "
+    "never show, violations two classes both name)"
+)
 
 
 def _section(title: str, items: list[str]) -> list[str]:
@@ -263,6 +281,20 @@ def vanished(verdict: dict[str, Any]) -> list[str]:
 def stale(verdict: dict[str, Any]) -> list[str]:
     """Each finding recorded for another content, in one line."""
     return [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
+
+
+def unresolved(verdict: dict[str, Any]) -> list[str]:
+    """Each record to resolve that does not fail the run yet, in one line: a class witness its
+    own shown_by files never show, a violation two classes both name."""
+    return [
+        f"class `{item['class']}`: **{item['invariant']}** ({item['witness']}) is not shown by "
+        "its shown_by files: a class is only as wide as its demonstration"
+        for item in verdict.get("undemonstrated", [])
+    ] + [
+        f"`{item['scenario']}`: **{item['invariant']}** at step {item['step']} is named by both "
+        f"class `{item['classes'][0]}` and class `{item['classes'][1]}`: narrow one"
+        for item in verdict.get("conflicts", [])
+    ]
 
 
 def _counterexamples(document: Document, name: str) -> list[str]:

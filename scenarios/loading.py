@@ -2,10 +2,12 @@
 
 A regression case is a YAML (or JSON) file under ``scenarios/regressions/``.  A file that does not
 parse, does not match the schema, or asks for a step that is impossible at that point raises
-``ScenarioFileError`` naming the file, the field and what was expected, in one style::
+``ScenarioFileError`` naming the file, the field and what was expected, in one style, one line
+per problem (every problem the schema finds, an unknown key with the field it may have meant)::
 
     FILE: steps[1].answer: no action labelled ['deploy-z']
     FILE: tree.sub_agents[0].window.size: Input should be greater than or equal to 2
+    FILE: stpes: unknown field; did you mean steps?
     FILE: line 4, column 1: not valid YAML: a tab: indent with spaces
 """
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Final
 
@@ -20,14 +23,16 @@ import yaml
 from pydantic import ValidationError
 
 from scenarios.fields import FieldError, field_path
-from scenarios.model import Scenario
+from scenarios.model import STEP_KEYS, Scenario
 from scenarios.oracle import ScenarioError, expectations
+from scenarios.schema import fields_at
 
 REGRESSIONS = Path(__file__).parent / "regressions"
 
 
 class ScenarioFileError(ValueError):
-    """A scenario file that cannot be used; the message is one line."""
+    """A scenario file that cannot be used; the message is one line per problem, each naming
+    the file."""
 
 
 def load_scenario(path: Path) -> Scenario:
@@ -67,7 +72,8 @@ def parse_scenario(data: Any, origin: str) -> Scenario:
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as failure:
-        raise ScenarioFileError(f"{origin}: {_first_error(failure)}") from None
+        problems = _problems(failure, data)
+        raise ScenarioFileError("\n".join(f"{origin}: {problem}" for problem in problems)) from None
     try:
         expectations(scenario)
     except ScenarioError as failure:
@@ -83,19 +89,73 @@ def load_all(paths: Iterable[Path]) -> list[tuple[str, Scenario]]:
     return [(path.stem, load_scenario(path)) for path in paths]
 
 
-def _first_error(failure: ValidationError) -> str:
-    """``FIELD: PROBLEM``: the first problem pydantic found, under the field it is in."""
-    error = failure.errors(include_url=False)[0]
-    location = tuple(part for part in error["loc"] if not _is_union_tag(part))
-    message = error["msg"].removeprefix("Value error, ")
-    found = error.get("ctx", {}).get("error")
-    if isinstance(found, FieldError):  # a validator's problem in a field below its model
-        location += found.location
-        message = found.problem
-    count = failure.error_count()
-    more = f" (and {count - 1} more problem{'s' if count > 2 else ''})" if count > 1 else ""
-    field = field_path(location)
-    return f"{field + ': ' if field else ''}{message}{more}".replace("\n", " ")
+def _problems(failure: ValidationError, data: Any) -> list[str]:
+    """``FIELD: PROBLEM`` for every problem pydantic found, in its order.  An unknown key says
+    which field it may have meant (``difflib``, among the fields the object lacks) or else which
+    ones there are; a required field such a key was taken for is not reported missing too (it is
+    the same mistake)."""
+    found: list[tuple[tuple[Any, ...], str, str]] = []  # (location, problem, pydantic's type)
+    meant: set[tuple[Any, ...]] = set()  # required fields an unknown key was taken for
+    for error in failure.errors(include_url=False):
+        location = tuple(part for part in error["loc"] if not _is_union_tag(part))
+        message = error["msg"].removeprefix("Value error, ")
+        found_error = error.get("ctx", {}).get("error")
+        if isinstance(found_error, FieldError):  # a validator's problem in a field below its model
+            location += found_error.location
+            message = found_error.problem
+        elif error["type"] == "extra_forbidden" and location:
+            message, suggested = _unknown_key(location[:-1], str(location[-1]), data)
+            if suggested is not None:
+                meant.add((*location[:-1], suggested))
+        elif error["type"] == "step_kind":
+            location, message = _unknown_step(location, error.get("input"), message)
+        found.append((location, message, error["type"]))
+    lines = []
+    for location, message, kind in found:
+        if kind == "missing" and location in meant:
+            continue
+        field = field_path(location)
+        lines.append(f"{field + ': ' if field else ''}{message}".replace("\n", " "))
+    return lines
+
+
+def _unknown_key(where: tuple[Any, ...], key: str, data: Any) -> tuple[str, str | None]:
+    """What to say of ``key``, unknown in the object at ``where`` of ``data``: the problem, and
+    the field it may have meant (None: no close one)."""
+    known = fields_at(where)
+    present = _value_at(data, where)
+    lacking = [name for name in known if not isinstance(present, dict) or name not in present]
+    # a field the object lacks first; then one it has (given twice, once misspelt)
+    close = get_close_matches(key, lacking, n=1) or get_close_matches(key, known, n=1)
+    if close:
+        return f"unknown field; did you mean {close[0]}?", close[0]
+    return f"unknown field; expected one of {', '.join(known)}", None
+
+
+def _unknown_step(location: tuple[Any, ...], step: Any, message: str) -> tuple[Any, str]:
+    """A step none of whose keys names a kind of step: the key (or bare word) it may have
+    meant, when one is close."""
+    words = [*STEP_KEYS, "restart", "repair"]
+    keys = [key for key in step if isinstance(key, str)] if isinstance(step, dict) else []
+    for key in keys:
+        close = get_close_matches(key, words, n=1)
+        if close:
+            return (*location, key), f"did you mean {close[0]}? {message}"
+    if isinstance(step, str):
+        close = get_close_matches(step, ["restart", "repair"], n=1)
+        if close:
+            return location, f"{step!r}: did you mean {close[0]}? {message}"
+    return location, message
+
+
+def _value_at(data: Any, where: tuple[Any, ...]) -> Any:
+    """The part of the file's data at ``where``, None when there is none."""
+    for part in where:
+        listed = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
+        if not listed and not (isinstance(data, dict) and part in data):
+            return None
+        data = data[part]
+    return data
 
 
 def _is_union_tag(part: Any) -> bool:

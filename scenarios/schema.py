@@ -16,6 +16,7 @@ import json
 import re
 import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -54,8 +55,10 @@ the optional `expect` block adds explicit expectations. Regression files live in
 `scenarios/regressions/`; any folder of them can be run with `python -m harness check --scenarios
 DIR` or collected by the pytest plugin.
 
-Every object refuses fields it does not know. A *name* (an agent's, a tool's, an action's label)
-is letters, digits, `_` and `-`. The JSON Schema of the format is
+Every object refuses fields it does not know. A file that cannot be used is refused with one line
+per problem, each naming the file, the field and what was expected (an unknown field, the known
+one it may have meant: `FILE: stpes: unknown field; did you mean steps?`). A *name* (an agent's,
+a tool's, an action's label) is letters, digits, `_` and `-`. The JSON Schema of the format is
 [`scenario.schema.json`](scenario.schema.json), written from the same model as this page.
 
 ## Editor support
@@ -128,6 +131,54 @@ capabilities in [adapters.md](adapters.md).
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of a scenario file, as pydantic writes it from the model."""
     return Scenario.model_json_schema()
+
+
+@cache
+def _cached_schema() -> dict[str, Any]:
+    return json_schema()
+
+
+def fields_at(location: Sequence[str | int]) -> tuple[str, ...]:
+    """The field names the object at ``location`` (``("tree", "sub_agents", 0)``; union tags
+    left out) may have, in the schema's order: what an unknown key there could have meant.
+    Empty where the schema has no fixed fields (a mapping of names, a value)."""
+    schema = _cached_schema()
+    nodes = [schema]
+    for part in location:
+        nodes = [child for node in nodes for child in _children(schema, node, part)]
+    found: dict[str, None] = {}
+    for node in nodes:
+        for option in _options(schema, node):
+            found.update(dict.fromkeys(option.get("properties", {})))
+    return tuple(found)
+
+
+def _options(schema: dict[str, Any], node: dict[str, Any]) -> list[dict[str, Any]]:
+    """``node`` with its reference resolved and its ``anyOf``/``oneOf`` spread: what a value
+    there may be."""
+    if "$ref" in node:
+        return _options(schema, schema["$defs"][node["$ref"].rsplit("/", 1)[-1]])
+    spread = [option for key in ("anyOf", "oneOf") for option in node.get(key, ())]
+    if not spread:
+        return [node]
+    return [resolved for option in spread for resolved in _options(schema, option)]
+
+
+def _children(schema: dict[str, Any], node: dict[str, Any], part: str | int) -> list[Any]:
+    """What may sit at ``part`` inside a value of schema ``node``."""
+    found = []
+    for option in _options(schema, node):
+        if isinstance(part, int):
+            if "items" in option:
+                found.append(option["items"])
+        elif part in option.get("properties", {}):
+            found.append(option["properties"][part])
+        else:
+            found += list(option.get("patternProperties", {}).values())
+            extra = option.get("additionalProperties")
+            if isinstance(extra, dict):
+                found.append(extra)
+    return found
 
 
 def schema_text() -> str:

@@ -136,6 +136,30 @@ def test_a_malformed_file_through_the_real_entry_point_exits_2_with_one_line(
     assert not (tmp_path / "out").exists()
 
 
+def test_check_of_a_folder_names_every_bad_file_and_runs_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "scenarios"
+    folder.mkdir()
+    (folder / "a-good.yaml").write_text(GOOD, encoding="utf-8")
+    misspelt = folder / "b-misspelt.yaml"
+    misspelt.write_text(GOOD.replace("steps:", "stpes:"), encoding="utf-8")
+    unparsed = folder / "c-unparsed.yaml"
+    unparsed.write_text("tree: [unclosed\n", encoding="utf-8")
+    (folder / "d-good.yaml").write_text(GOOD, encoding="utf-8")
+    reports = tmp_path / "reports"
+    arguments = ["check", "--target", "reference", "--scenarios", str(folder)]
+    status = main([*arguments, "--reports", str(reports)])
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.err.splitlines() == [
+        f"{misspelt}: stpes: unknown field; did you mean steps?",
+        f"{unparsed}: line 1, column 7: not valid YAML: this '[' is never closed with ']'",
+    ]
+    assert captured.out == ""
+    assert not reports.exists()  # nothing ran: no partial report
+
+
 def test_a_failed_check_leaves_the_previous_report_untouched(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     assert main(["check", "--target", "reference", "--reports", str(reports)]) == 0

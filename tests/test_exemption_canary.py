@@ -161,7 +161,7 @@ def test_each_class_rejects_a_look_alike_from_a_known_bad_variant(
         for run in runs:
             for violation, kind in run.violations:
                 if (violation.invariant, kind) in witnessed and not any(
-                    witness.matches(violation, kind, run.evidence) for witness in found.witnesses
+                    witness.matches(violation, kind, run.steps) for witness in found.witnesses
                 ):
                     yield run.scenario, violation
 

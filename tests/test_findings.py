@@ -16,17 +16,16 @@ from harness.findings import (
     FindingsFile,
     FindingsFileError,
     Observed,
-    carried_results,
     dump_findings_file,
     judge_findings,
     load_document,
     load_findings,
-    logged_warnings,
     read_findings_file,
     record,
-    recorded_errors,
     scenario_digest,
+    step_evidence,
 )
+from harness.findings.document import Evidence
 from harness.findings.recording import _folded
 from harness.history import History, StepRecord
 from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
@@ -78,8 +77,16 @@ def run(
     generated: bool = False,
     results: tuple[str, ...] = (),
     warnings: tuple[str, ...] = (),
+    at: int = 2,
 ) -> Observed:
-    return Observed(scenario, digest, classes, violations, errors, generated, results, warnings)
+    """A run of five steps (run, restart, answer, answer, answer) whose step ``at`` recorded
+    ``errors``, ``results`` and ``warnings`` (the violations above are at step 2 or 4)."""
+    steps = [Evidence(kind) for kind in KINDS]
+    steps[at] = Evidence(KINDS[at], errors, results, warnings)
+    return Observed(scenario, digest, classes, violations, tuple(steps), generated)
+
+
+KINDS = ("run", "restart", "answer", "answer", "answer")
 
 
 def new_of(verdict_new: tuple[tuple[str, Violation], ...]) -> list[Violation]:
@@ -250,8 +257,45 @@ def test_a_class_that_covers_nothing_in_its_sample_fails_the_run(tmp_path: Path)
     verdict = judge_findings(document, [clean])
     assert [missing.recorded_class for missing in verdict.disappeared] == ["shared-call-id"]
     assert not verdict.passes
-    # without generated scenarios, classes are not judged
-    assert judge_findings(document, [run((LOST, "answer"))]).passes
+    # without generated scenarios, classes are not judged (but for their demonstration)
+    assert judge_findings(document, [run((LOST, "answer"), errors=(REFUSED,))]).passes
+
+
+def test_a_class_witness_its_shown_by_file_never_shows_is_reported(tmp_path: Path) -> None:
+    """A class is only as wide as its demonstration: each witness must name a violation of its
+    ``shown_by`` regression files (here the class needs an error the regression run lacks).
+    Reported, not failing yet: the shipped files are being re-triaged under this rule."""
+    document = document_of(tmp_path, RECORDED + CLASS)
+    generated = run(
+        (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True
+    )
+    shown = run((LOST, "answer"), errors=(REFUSED,))
+    assert judge_findings(document, [shown, generated]).passes
+
+    verdict = judge_findings(document, [run((LOST, "answer")), generated])
+    assert [missing.recorded_class for missing in verdict.undemonstrated] == ["shared-call-id"]
+    assert not verdict.new  # the run is judged as before
+    assert verdict.unresolved == 1
+    # a shown_by file that did not run is not judged
+    assert not judge_findings(document, [generated]).undemonstrated
+
+
+def test_a_violation_two_classes_name_is_reported_as_a_conflict_to_resolve(
+    tmp_path: Path,
+) -> None:
+    twin = CLASS.replace("class: shared-call-id", "class: approval-refused").replace(
+        "classes:\n", ""
+    )
+    document = document_of(tmp_path, RECORDED + CLASS + twin)
+    generated = run(
+        (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True
+    )
+    verdict = judge_findings(document, [generated])
+    [conflict] = verdict.conflicts
+    assert conflict.classes == ("shared-call-id", "approval-refused")
+    assert conflict.violation == OTHER_ACTION
+    assert [item.recorded_class for item in verdict.expected] == ["shared-call-id"]
+    assert verdict.unresolved == 1
 
 
 TURNED_AWAY = "orchestrator: Agent 'mailer' is already processing a request"
@@ -329,73 +373,68 @@ def test_a_witness_of_a_result_or_a_warning_alone_is_refused(
     assert "a witness needs a pattern" in str(refused.value)
 
 
-def test_the_logged_warnings_are_the_runs_own_steps_not_its_controls() -> None:
-    def step(index: int, observed: dict[str, object]) -> StepRecord:
-        return StepRecord(index, "run", {}, {}, observed, [], [], [], [], None)
+def test_a_steps_evidence_is_its_own_not_another_steps_nor_the_controls() -> None:
+    def step(
+        index: int, kind: str, observed: dict[str, object], requests: list[dict[str, object]]
+    ) -> StepRecord:
+        return StepRecord(index, kind, {}, {}, observed, [], [], requests, [], None)
 
-    control = History("x", {}, {}, (step(0, {"warnings": ["from the control"]}),))
-    history = History(
+    told = {"agent": "orchestrator", "turn": 1, "results": {"t1": "done", "t2": "busy"}}
+    refused = {"agent": "orchestrator/worker", "turn": 0, "refused": "first request ..."}
+    control = History(
         "x",
         {},
         {},
-        (step(0, {"error": None}), step(1, {"warnings": ["first", "second"]})),
-        control,
+        (step(0, "run", {"error": "from the control", "warnings": ["c"]}, [told, refused]),),
     )
-
-    assert logged_warnings(history) == ("first", "second")
-    assert logged_warnings(control) == ("from the control",)
-
-
-def test_the_carried_results_are_the_runs_own_requests_not_its_controls() -> None:
-    def step(index: int, requests: list[dict[str, object]]) -> StepRecord:
-        return StepRecord(index, "run", {}, {}, {"error": None}, [], [], requests, [], None)
-
-    told = {"agent": "orchestrator", "turn": 1, "results": {"t1": "done", "t2": "busy"}}
-    control = History("x", {}, {}, (step(0, [{"agent": "orchestrator", "results": {"t": "c"}}]),))
-    history = History(
-        "x", {}, {}, (step(0, [{"agent": "orchestrator", "turn": 0}]), step(1, [told])), control
-    )
-
-    assert carried_results(history) == ("orchestrator: done", "orchestrator: busy")
-    assert carried_results(control) == ("orchestrator: c",)
-
-
-def test_notes_are_not_errors() -> None:
-    def step(index: int, kind: str, observed: dict[str, object]) -> StepRecord:
-        return StepRecord(index, kind, {}, {}, observed, [], [], [], [], None)
-
     history = History(
         "x",
         {},
         {},
         (
-            step(0, "corrupt", {"note": "applied to the continuation", "error": None}),
-            step(1, "answer", {"error": "ContinuationError: damaged"}),
+            step(0, "corrupt", {"note": "applied to the continuation", "error": None}, []),
+            step(1, "answer", {"error": "ContinuationError: damaged"}, [refused]),
+            step(2, "answer", {"error": None, "warnings": ["first", "second"]}, [told]),
         ),
-        control=History("x", {}, {}, (step(0, "answer", {"error": "from the control"}),)),
-    )
-    assert recorded_errors(history) == ("ContinuationError: damaged", "from the control")
-
-
-def test_a_request_the_provider_refused_is_a_recorded_error_even_when_the_step_shows_none() -> None:
-    """A framework may swallow a sub-agent's failure (an error tool result); the journal still
-    holds the provider's refusal, and a witness may anchor on it."""
-
-    def step(index: int, requests: list[dict[str, object]]) -> StepRecord:
-        return StepRecord(index, "run", {}, {}, {"error": None}, [], [], requests, [], None)
-
-    accepted = {"agent": "orchestrator", "turn": 0}
-    refused = {"agent": "orchestrator/worker", "turn": 0, "refused": "first request ..."}
-    history = History(
-        "x",
-        {},
-        {},
-        (step(0, [accepted]),),
-        control=History("x", {}, {}, (step(0, [accepted, refused]),)),
+        control,
     )
 
-    assert recorded_errors(history) == ("orchestrator/worker: first request ...",)
-    assert recorded_errors(History("x", {}, {}, (step(0, [accepted]),))) == ()
+    assert step_evidence(history) == (
+        Evidence("corrupt"),  # notes are not errors
+        # a request the provider refused is an error even where the framework swallowed it
+        Evidence(
+            "answer", ("ContinuationError: damaged", "orchestrator/worker: first request ...")
+        ),
+        Evidence("answer", (), ("orchestrator: done", "orchestrator: busy"), ("first", "second")),
+    )
+
+
+@pytest.mark.parametrize(
+    ("at", "anchored_at", "excused"),
+    [
+        (2, None, True),  # recorded at the violation's own step
+        (3, None, False),  # at a later step
+        (1, None, False),  # at an earlier step
+        (1, "restart", True),  # at an earlier step of the kind the witness names
+        (3, "answer", True),  # a step of that kind, after the violation (its loud symptom)
+        (0, "restart", False),  # recorded, but at a step of another kind
+    ],
+)
+def test_an_anchor_names_what_was_recorded_at_the_violations_step_or_where_it_says(
+    tmp_path: Path, at: int, anchored_at: str | None, excused: bool
+) -> None:
+    text = CLASS if anchored_at is None else CLASS + f"        anchored_at: {anchored_at}\n"
+    document = document_of(tmp_path, RECORDED + text)
+    generated = run(
+        (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True, at=at
+    )
+    assert judge_findings(document, [generated]).passes is excused
+
+
+def test_anchored_at_without_an_anchor_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED + "        anchored_at: answer\n")
+    assert "anchored_at names where" in str(refused.value)
 
 
 SAMPLES = [
@@ -410,6 +449,11 @@ SAMPLES = [
     ),
     ("step: sometime", "findings.0.witnesses.0.step", "'run', 'answer'"),
     ("seen: '^[\\s\\S]*$'", "findings.0.witnesses.0.seen", "matches any text"),
+    # wide as no pattern at all, though ``.`` keeps off a newline (or off the empty text)
+    *(
+        (f"seen: '{pattern}'", "findings.0.witnesses.0.seen", "matches any text")
+        for pattern in ("^.*$", "^.+$", "^.*?$", "^(.*)$", "^.*.*$", "^(?s:.*)$", "^[^\\n]*$")
+    ),
 ]
 
 

@@ -11,6 +11,7 @@ import tomllib
 from collections.abc import Iterable
 from importlib.metadata import EntryPoint
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +19,7 @@ import harness
 from harness.cli import main
 from harness.findings import FINDINGS, FindingsFileError, load_document
 from harness.findings import search as findings_search
-from harness.findings.search import BUNDLED, ENTRY_POINT_GROUP, locate, search_path
+from harness.findings.search import BUNDLED, ENTRY_POINT_GROUP, inherited, locate, search_path
 
 ROOT = Path(__file__).resolve().parent.parent
 GOOD = (ROOT / "scenarios" / "regressions" / "colliding-ids.yaml").read_text(encoding="utf-8")
@@ -259,3 +260,117 @@ def test_a_broken_plugin_declaration_stops_check_in_one_line(
         "ModuleNotFoundError: No module named 'gone_plugin'"
     )
     assert not reports.exists()
+
+
+def test_a_release_without_a_file_is_judged_by_the_newest_earlier_ones(tmp_path: Path) -> None:
+    """strands 1.61.1, between the pinned 1.59.0 and 1.62.0, has no file of its own: the
+    findings of 1.59.0 judge it; a release before every file, or a local build, has none."""
+    for version in ("1.58.1", "1.59.0", "1.62.0"):
+        (tmp_path / f"sdk-{version}.yaml").write_text(
+            f"target: sdk\nversion: '{version}'\n", encoding="utf-8"
+        )
+    (tmp_path / "sdk-extra-1.60.0.yaml").write_text(
+        "target: sdk-extra\nversion: '1.60.0'\n", encoding="utf-8"
+    )
+    assert inherited("sdk", "1.61.1", [tmp_path]) == "1.59.0"
+    assert inherited("sdk", "1.70", [tmp_path]) == "1.62.0"
+    assert inherited("sdk", "1.62.0", [tmp_path]) is None  # it has its own
+    assert inherited("sdk", "1.0.0", [tmp_path]) is None  # nothing earlier
+    assert inherited("sdk", "1.61.1+pr12", [tmp_path]) is None  # not a plain release
+    document = load_document("sdk", "1.61.1", tmp_path)
+    assert document is not None
+    assert document.version == "1.59.0"
+
+
+THEIR_TARGET = """\
+from dataclasses import replace
+
+from harness.targets.reference import ReferenceTarget
+
+
+class TheirTarget(ReferenceTarget):
+    info = replace(ReferenceTarget.info, name="their-sdk", version="2.0")
+
+
+def findings_folder():
+    return {theirs!r}
+
+
+def other_folder():
+    return {other!r}
+"""
+
+
+def test_record_for_a_plugin_target_writes_into_the_folder_the_plugin_declares(
+    tmp_path: Path, wrong: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin target's first findings file goes beside its adapter (the findings folder its
+    plugin declares under the target's name), not into the harness's bundled folder, which for
+    an installed harness is in site-packages."""
+    from harness.commands import record as recording
+    from harness.targets import registry
+
+    theirs, other = tmp_path / "their-findings", tmp_path / "other-findings"
+    theirs.mkdir()
+    other.mkdir()
+    module = THEIR_TARGET.format(theirs=str(theirs), other=str(other))
+    plugin_module(tmp_path, monkeypatch, "their_sdk_harness", module)
+    declared = {
+        registry.ENTRY_POINT_GROUP: [
+            EntryPoint("their-sdk", "their_sdk_harness:TheirTarget", registry.ENTRY_POINT_GROUP)
+        ],
+        ENTRY_POINT_GROUP: [  # another plugin's folder, first by name, is not theirs
+            EntryPoint("another-sdk", "their_sdk_harness:other_folder", ENTRY_POINT_GROUP),
+            EntryPoint("their-sdk", "their_sdk_harness:findings_folder", ENTRY_POINT_GROUP),
+        ],
+    }
+
+    def entry_points(*, group: str) -> Iterable[EntryPoint]:
+        return declared.get(group, [])
+
+    for module_of in (registry, findings_search, recording):
+        monkeypatch.setattr(module_of, "entry_points", entry_points)
+    bundled = BUNDLED / "their-sdk-2.0.yaml"
+    assert not bundled.exists()
+    try:
+        arguments = ["record", "--target", "their-sdk", "--scenarios", str(wrong)]
+        assert main(arguments) == 1  # a new finding, its explanation still to write
+        assert not bundled.exists()
+    finally:
+        bundled.unlink(missing_ok=True)  # so a failing run leaves the checkout as it was
+    document = load_document("their-sdk", "2.0", [theirs], drafts=True)
+    assert document is not None
+    assert [entry.scenario for entry in document.findings] == ["wrong-expectation"]
+    assert list(other.iterdir()) == []
+
+
+@pytest.mark.parametrize("edit", ["broken", "emptied"])
+def test_a_findings_file_edited_while_check_runs_changes_nothing_of_that_check(
+    tmp_path: Path, wrong: Path, monkeypatch: pytest.MonkeyPatch, edit: str
+) -> None:
+    """The file is read once, before anything runs, and the run is judged by that copy: an
+    edit made meanwhile (here, once the runs started) is neither a traceback nor half a verdict."""
+    from harness.commands import check as check_command
+
+    folder = tmp_path / "our-findings"
+    path = recorded(folder, wrong)
+    started = check_command.judge
+
+    def edited_meanwhile(*arguments: Any, **options: Any) -> Any:
+        text = (
+            "target: [unclosed\n"
+            if edit == "broken"
+            else f"target: reference\nversion: {VERSION}\n"
+        )
+        path.write_text(text, encoding="utf-8")
+        return started(*arguments, **options)
+
+    monkeypatch.setattr(check_command, "judge", edited_meanwhile)
+    reports = tmp_path / "reports"
+    arguments = ["check", "--target", "reference", "--scenarios", str(wrong)]
+    assert main([*arguments, "--findings", str(folder), "--reports", str(reports)]) == 0
+    document = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    [verdict] = document["findings"].values()
+    assert [item["explanation"] for item in verdict["expected"]] == [
+        "the scenario expects two runs"
+    ]

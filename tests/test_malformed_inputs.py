@@ -1,6 +1,6 @@
 """Bad input gets a clear error: every malformed scenario file under ``tests/malformed`` and every
-bad invocation below exits 2 with one line naming the file (or option), the field and what was
-expected: never a traceback, never a report.
+bad invocation below exits 2 with one line (per problem) naming the file (or option), the field
+and what was expected: never a traceback, never a report.
 
 A malformed file is data: its first line says ``# expect: <text the error line must contain>``.
 Add a file to add a case.
@@ -34,13 +34,24 @@ def one_line(text: str) -> str:
     return lines[0]
 
 
+def problem_lines(text: str, path: Path) -> list[str]:
+    """The lines of an error about the file ``path``: one per problem, each naming the file."""
+    lines = text.strip().splitlines()
+    assert lines, text
+    assert "Traceback" not in text
+    assert "more problem" not in text  # every problem is named, none counted
+    for line in lines:
+        assert line.startswith(f"{path}: "), text
+    return lines
+
+
 def test_there_are_enough_cases() -> None:
     assert len(FILES) + len(INVOCATIONS) >= 50
 
 
 @pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
 @pytest.mark.parametrize("command", ["check", "run"])
-def test_a_malformed_scenario_file_exits_2_with_one_line_and_no_report(
+def test_a_malformed_scenario_file_exits_2_with_a_line_per_problem_and_no_report(
     path: Path, command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     reports = tmp_path / "reports"
@@ -52,9 +63,7 @@ def test_a_malformed_scenario_file_exits_2_with_one_line_and_no_report(
     status = main(arguments)
     captured = capsys.readouterr()
     assert status == 2
-    line = one_line(captured.err)
-    assert line.startswith(f"{path}: ")
-    assert expected_text(path) in line
+    assert expected_text(path) in problem_lines(captured.err, path)[0]
     assert captured.out == ""
     assert not reports.exists()
 
@@ -68,23 +77,57 @@ NO_PLACE = ("expected a mapping at the top", "not UTF-8 text")
 
 @pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
 def test_every_scenario_file_error_names_its_place_in_one_style(path: Path) -> None:
-    status_line = _error_line(path)
-    rest = status_line.removeprefix(f"{path}: ")
-    if rest.startswith(NO_PLACE):
-        return
-    where, _, what = rest.partition(": ")
-    assert what, status_line
-    assert FIELD.fullmatch(where) or PLACE.fullmatch(where), status_line
-    if PLACE.fullmatch(where):
-        assert what.startswith("not valid YAML: "), status_line
-        assert "found character" not in what, status_line  # the parser's own words
-        assert "while scanning" not in what, status_line
+    for status_line in _error_lines(path):
+        rest = status_line.removeprefix(f"{path}: ")
+        if rest.startswith(NO_PLACE):
+            continue
+        where, _, what = rest.partition(": ")
+        assert what, status_line
+        assert FIELD.fullmatch(where) or PLACE.fullmatch(where), status_line
+        if PLACE.fullmatch(where):
+            assert what.startswith("not valid YAML: "), status_line
+            assert "found character" not in what, status_line  # the parser's own words
+            assert "while scanning" not in what, status_line
+        assert "Extra inputs are not permitted" not in what, status_line  # pydantic's words
 
 
-def _error_line(path: Path) -> str:
+def _error_lines(path: Path) -> list[str]:
     with pytest.raises(ScenarioFileError) as refused:
         load_scenario(path)
-    return one_line(str(refused.value))
+    return problem_lines(str(refused.value), path)
+
+
+SEVERAL = """\
+description: [not, text]
+source: written for the scenario format's errors
+tree:
+  name: orchestrator
+  colour: blue
+  actions: [{tool: deploy, label: deploy}]
+  turns: [[{tool: deploy, id: t1}]]
+  sub_agents:
+    - name: worker
+      wndow: {size: 2}
+stpes:
+  - run: go
+"""
+
+
+def test_a_schema_error_names_every_problem_with_what_an_unknown_key_may_mean(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = Path(write(tmp_path, "several.yaml", SEVERAL))
+    status = main(["run", str(path)])
+    assert status == 2
+    agent_fields = "name, preserve_context, session_store, stateful_provider, window, gate, "
+    agent_fields += "retry, state, actions, effects, sub_agents, turns, answer, prompts"
+    # the missing `steps` is the misspelt `stpes`: one mistake, said once
+    assert problem_lines(capsys.readouterr().err, path) == [
+        f"{path}: description: Input should be a valid string",
+        f"{path}: tree.sub_agents[0].wndow: unknown field; did you mean window?",
+        f"{path}: tree.colour: unknown field; expected one of {agent_fields}",
+        f"{path}: stpes: unknown field; did you mean steps?",
+    ]
 
 
 def write(tmp_path: Path, name: str, text: str) -> str:

@@ -61,6 +61,28 @@ def test_a_scenario_file_that_cannot_be_read_is_a_collection_error_in_one_line(
     assert "settings.yaml" not in result.stdout.str()
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "problem"),
+    [
+        ("steps:", "stpes:", "stpes: unknown field; did you mean steps?"),
+        ("tree:", "tre:", "tre: unknown field; did you mean tree?"),
+    ],
+    ids=["steps", "tree"],
+)
+def test_a_misspelt_top_level_key_is_a_collection_error_naming_it(
+    pytester: pytest.Pytester, old: str, new: str, problem: str
+) -> None:
+    text = (REGRESSIONS / "colliding-ids.yaml").read_text(encoding="utf-8")
+    (pytester.path / "misspelt.yaml").write_text(text.replace(old, new), encoding="utf-8")
+    # YAML files of other tools, one with a `steps` list, are still left alone
+    (pytester.path / "pipeline.yaml").write_text("name: build\nsteps: [make]\n", encoding="utf-8")
+    result = pytester.runpytest_subprocess(*PLUGIN, "--harness-target", "reference")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*ERROR collecting misspelt.yaml*", f"*misspelt.yaml: {problem}"])
+    assert "Traceback" not in result.stdout.str()
+    assert "pipeline.yaml" not in result.stdout.str()
+
+
 def test_without_a_target_the_plugin_collects_nothing(pytester: pytest.Pytester) -> None:
     shutil.copy(REGRESSIONS / "colliding-ids.yaml", pytester.path / "colliding-ids.yaml")
     result = pytester.runpytest_subprocess(*PLUGIN)
@@ -72,6 +94,39 @@ def test_harness_regressions_adds_the_built_in_files(pytester: pytest.Pytester) 
         *PLUGIN, "--harness-target", "reference", "--harness-regressions"
     )
     result.assert_outcomes(passed=len(list(REGRESSIONS.glob("*.yaml"))))
+
+
+@pytest.mark.parametrize("environment", [".venv", "env"])  # norecursedirs; a pyvenv.cfg
+def test_the_bundled_files_are_collected_from_a_virtual_environment_inside_the_project(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, environment: str
+) -> None:
+    """The harness installed (copied) into a virtual environment in the project's folder: the
+    bundled regression files and the profile's sample are collected all the same, under ids
+    relative to the project."""
+    site = pytester.path / environment / "lib" / "python3" / "site-packages"
+    for package in ("harness", "scenarios", "fakes"):
+        shutil.copytree(ROOT / package, site / package, ignore=IGNORED)
+    (pytester.path / environment / "pyvenv.cfg").write_text("home = /usr/bin\n", encoding="utf-8")
+    shutil.copy(REGRESSIONS / "twin-calls.yaml", pytester.path / "mine.yaml")
+    options = ("--harness-target", "reference", "--harness-regressions", "--harness-profile", "ci")
+    outside = pytester.runpytest_subprocess(*PLUGIN, *options, "--collect-only", "-q")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    inside = pytester.runpytest_subprocess(*PLUGIN, *options, "--collect-only", "-q")
+    names = [line for line in inside.outlines if "::" in line]
+    assert len(names) == len([line for line in outside.outlines if "::" in line])
+    bundled = f"{environment}/lib/python3/site-packages/scenarios/"
+    regressions = [name for name in names if name.startswith(bundled + "regressions/")]
+    assert len(regressions) == len(list(REGRESSIONS.glob("*.yaml")))
+    assert any(name.startswith(bundled + "corpus/ci/") for name in names)
+    assert "mine.yaml::mine[reference]" in names
+    # and they run: the bundled regression files pass on the reference
+    result = pytester.runpytest_subprocess(
+        *PLUGIN, "--harness-target", "reference", "-p", "no:cacheprovider", "--harness-regressions"
+    )
+    result.assert_outcomes(passed=len(regressions) + 1)
+
+
+IGNORED = shutil.ignore_patterns("__pycache__", "*.egg-info")
 
 
 # --- findings -----------------------------------------------------------------------------------
@@ -115,6 +170,27 @@ def test_a_recorded_finding_is_a_strict_xfail_with_its_explanation(
     result.stdout.fnmatch_lines([f"XFAIL wrong.yaml::wrong?reference? - recorded finding: {WHY}"])
     # without the findings folder, the same violation fails the item
     pytester.runpytest_subprocess(*arguments).assert_outcomes(failed=1)
+
+
+def test_a_findings_file_edited_during_the_session_changes_no_verdict_of_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """The findings file is read once a session: the xfail mark given at collection and the
+    verdict of the run rest on the same reading, though the file no longer parses by then."""
+    (pytester.path / "wrong.yaml").write_text(WRONG, encoding="utf-8")
+    folder = findings_for(
+        pytester, "wrong", WRONG, "{invariant: O, step: answer, seen: '^ran once$'}"
+    )
+    [path] = folder.glob("reference-*.yaml")
+    pytester.makeconftest(
+        "def pytest_collection_finish(session):\n"
+        f"    open({str(path)!r}, 'w', encoding='utf-8').write('target: [unclosed\\n')\n"
+    )
+    arguments = [*PLUGIN, "--harness-target", "reference", "--harness-findings", str(folder)]
+    result = pytester.runpytest_subprocess(*arguments, "-rx")
+    result.assert_outcomes(xfailed=1)
+    result.stdout.fnmatch_lines([f"XFAIL wrong.yaml::wrong?reference? - recorded finding: {WHY}"])
+    assert path.read_text(encoding="utf-8") == "target: [unclosed\n"  # edited, indeed
 
 
 def test_a_recorded_finding_that_no_longer_shows_fails_the_item(pytester: pytest.Pytester) -> None:

@@ -12,6 +12,7 @@ from harness.commands.inputs import (
     EXIT_BAD_INPUT,
     EXIT_HOLDS,
     EXIT_VIOLATIONS,
+    BadInput,
     check_findings_files,
     connect,
     findings_search_path,
@@ -32,7 +33,9 @@ from harness.commands.progress import Progress, interactive
 from harness.conformance import Conformance, judge
 from harness.counterexamples import FOLDER, Written, check_failures, replace, reported
 from harness.determinism import DIGESTS, digest_lines
+from harness.pull_request import BaselineError, add_options, baselines, write_review
 from harness.report import conformance_document, write_atomically
+from harness.review import rejudge
 from harness.targets.base import Target
 from scenarios.loading import REGRESSIONS
 from scenarios.model import Scenario
@@ -78,13 +81,18 @@ def add_parser(commands: Commands) -> None:
         "reports)",
     )
     summary_option(check)
+    add_options(check)
     execution_options(check, "each scenario on each target")
 
 
 def run(arguments: argparse.Namespace) -> int:
     targets, broken = loaded_targets(arguments.target, arguments.isolation)
     folders = findings_search_path(arguments.findings)
-    check_findings_files(targets, folders)
+    findings = check_findings_files(targets, folders)  # read once: the run is judged by these
+    try:
+        baseline = baselines(arguments, targets, folders)
+    except BaselineError as unusable:
+        raise BadInput(str(unusable)) from None
     scenarios, own, generated, stats = planned(arguments, targets)
     for problem in broken:  # refused, while the others run
         print(problem.refusal, file=sys.stderr)
@@ -93,7 +101,7 @@ def run(arguments: argparse.Namespace) -> int:
     progress = Progress() if interactive() else None
     with connect(arguments) as where:
         result = judge(
-            targets, scenarios, progress, own, generated, findings=folders, execution=where
+            targets, scenarios, progress, own, generated, findings=findings, execution=where
         )
     if stats is not None:
         write_atomically(arguments.reports / "generator-stats.md", stats)
@@ -102,10 +110,21 @@ def run(arguments: argparse.Namespace) -> int:
     for errors in result.adapter_errors.values():
         for error in errors:
             print(error, file=sys.stderr)
+    reviews = rejudge(result, baseline)  # pull-request mode: judged by the baseline's findings
     written = counterexamples(arguments, result, targets, scenarios, own, generated)
     document = conformance_document(result, reported(written))
     write_atomically(arguments.reports / DIGESTS, digest_lines(result.histories))
     write_reports(arguments.reports, document, summarised=arguments.summary)
+    if reviews:
+        lists = {t.info.name: own.get(t.info.name, scenarios) for t in targets}
+        write_review(
+            arguments.reports,
+            reviews,
+            written,
+            lists,
+            result.histories,
+            summarised=arguments.summary,
+        )
     if broken:
         return EXIT_BAD_INPUT
     if result.broken_adapters:

@@ -1,7 +1,8 @@
 """What the commands read before anything runs: targets, scenario files, the findings path.
 
-Input the user must fix is raised as :class:`BadInput`, whose message is the one line to show
-(exit 2), before anything runs and before any report is written.
+Input the user must fix is raised as :class:`BadInput`, whose message is the line to show (a line
+per problem where there are several), exit 2, before anything runs and before any report is
+written.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from harness import execution
-from harness.findings import FindingsFileError, load_findings
+from harness.findings import FindingsFileError, ReadFindings, read_once
 from harness.findings.search import search_path
 from harness.isolation import ProcessIsolated
 from harness.targets import registry
@@ -23,7 +24,7 @@ EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_ADAPTER_ERROR = 0, 1, 2, 3
 
 
 class BadInput(Exception):
-    """Input the user must fix; the message is the one line to show."""
+    """Input the user must fix; the message is the line to show (one per problem)."""
 
 
 def targets_named(names: Sequence[str] | None, isolation: str = "in-process") -> list[Target]:
@@ -54,19 +55,30 @@ def loaded_targets(
 
 
 def scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:
-    """The scenario files ``--scenarios`` names (default: the regression files), loaded."""
+    """The scenario files ``--scenarios`` names (default: the regression files), loaded.  Every
+    path and file that cannot be used is refused together, one line per problem, so a folder of
+    them is fixed in one go: nothing runs while one is bad."""
     files: list[Path] = []
+    problems: list[str] = []
     for path in paths or [REGRESSIONS]:
         if path.is_dir():
             found = regression_files(path)
             if not found:
-                raise BadInput(f"--scenarios: {path} holds no .yaml, .yml or .json file")
+                problems.append(f"--scenarios: {path} holds no .yaml, .yml or .json file")
             files.extend(found)
         elif path.exists():
             files.append(path)
         else:
-            raise BadInput(f"--scenarios: {path} does not exist")
-    return [(path.stem, load(path)) for path in files]
+            problems.append(f"--scenarios: {path} does not exist")
+    loaded = []
+    for path in files:
+        try:
+            loaded.append((path.stem, load_scenario(path)))
+        except ScenarioFileError as problem:
+            problems.append(str(problem))
+    if problems:
+        raise BadInput("\n".join(problems))
+    return loaded
 
 
 def load(path: Path) -> Scenario:
@@ -91,17 +103,19 @@ def findings_search_path(
         raise BadInput(str(problem)) from None
 
 
-def check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> None:
-    """Refuse, before anything runs, a findings file (or a recorded fault outcome) of these
-    targets that cannot be read."""
+def check_findings_files(targets: Sequence[Target], folders: Sequence[Path]) -> ReadFindings:
+    """The findings files of these targets, read before anything runs: the copy a run is then
+    judged by (a file edited meanwhile changes nothing of it); one that cannot be read (or a
+    recorded fault outcome that cannot) is refused."""
     from harness.campaigns.expected import ExpectedError, load_expected
 
-    for target in targets:
-        try:
-            load_findings(target.info.findings_name, target.info.version, folders)
+    try:
+        read = read_once([(t.info.findings_name, t.info.version) for t in targets], folders)
+        for target in targets:
             load_expected(target.info.findings_name, target.info.version)
-        except (FindingsFileError, ExpectedError) as problem:
-            raise BadInput(str(problem)) from None
+    except (FindingsFileError, ExpectedError) as problem:
+        raise BadInput(str(problem)) from None
+    return read
 
 
 def connect(arguments: argparse.Namespace) -> execution.Execution:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from harness.commands.inputs import (
@@ -34,8 +35,10 @@ from harness.findings import (
     read_findings_file,
     record,
 )
-from harness.findings.search import BUNDLED, locate
+from harness.findings.search import BUNDLED, locate, plugin_folders
+from harness.findings.search import ENTRY_POINT_GROUP as FINDINGS_ENTRY_POINTS
 from harness.report import write_atomically
+from harness.targets import registry
 from scenarios.loading import REGRESSIONS
 
 
@@ -69,7 +72,7 @@ def add_parser(commands: Commands) -> None:
         recording,
         "the folder to write the target's findings file into (created if missing); further "
         "ones are searched as for check (default: the folder on the findings path that holds "
-        "the file, else the bundled one)",
+        "the file, else the folder the target's plugin declares, else the bundled one)",
     )
     recording.add_argument(
         "--findings-file",
@@ -130,7 +133,8 @@ def recorded_file(
 ) -> Path:
     """The file ``record`` writes: ``--findings-file``; else the target's file in the first
     ``--findings`` folder, which no other folder of the path may hold one for; else the file on
-    the path, or a new one in the bundled folder."""
+    the path, or a new one in the folder the target's plugin declares (a built-in target's: the
+    bundled folder)."""
     if arguments.findings_file is not None:
         return Path(arguments.findings_file)
     try:
@@ -138,7 +142,13 @@ def recorded_file(
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
     if not arguments.findings:
-        return found or findings_path(target, version, BUNDLED)
+        if found is not None:
+            return found
+        try:
+            folder = declared_folder(arguments.target) or BUNDLED
+        except FindingsFileError as problem:
+            raise BadInput(str(problem)) from None
+        return findings_path(target, version, folder)
     path = findings_path(target, version, arguments.findings[0])
     if found is not None and found.resolve() != path.resolve():
         raise BadInput(
@@ -151,3 +161,34 @@ def recorded_file(
 def first_field(lines: Sequence[str]) -> int:
     """Where the first YAML field of a findings file is (the comments above it are kept)."""
     return next((i for i, line in enumerate(lines) if line and not line.startswith("#")), 0)
+
+
+def declared_folder(target: str) -> Path | None:
+    """The findings folder the plugin that provides ``target`` (by its entry point in
+    ``nested_interrupt_harness.targets``) declares: the one declared under the target's own
+    name, else the only one its package declares; None for a built-in target, or a plugin that
+    declares none.  ``record`` writes a plugin target's first findings file there, beside its
+    adapter, never into the harness's own bundled folder (site-packages, for an installed
+    harness).  A declaration that cannot be used is refused as ``search_path`` refuses it."""
+    if target in registry.BUILT_IN:
+        return None
+    provided = [e for e in entry_points(group=registry.ENTRY_POINT_GROUP) if e.name == target]
+    if not provided:
+        return None
+    # plugin_folders gives one folder per declaration, in the order of their names
+    declared = sorted(entry_points(group=FINDINGS_ENTRY_POINTS), key=lambda e: e.name)
+    folders = list(zip(declared, plugin_folders(), strict=True))
+    package = _package(provided[0])
+    same_name = [folder for point, folder in folders if point.name == target]
+    same_package = [
+        folder for point, folder in folders if package is not None and _package(point) == package
+    ]
+    if same_name:
+        return same_name[0]
+    return same_package[0] if len(same_package) == 1 else None
+
+
+def _package(entry_point: EntryPoint) -> str | None:
+    """The name of the distribution that declares ``entry_point`` (None: not known)."""
+    distribution = getattr(entry_point, "dist", None)
+    return None if distribution is None else str(distribution.name)

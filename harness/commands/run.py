@@ -15,6 +15,7 @@ from harness.campaigns.expected import BAD_CLASSES
 from harness.checkers import CHECKERS, applicable
 from harness.commands.inputs import EXIT_HOLDS, EXIT_VIOLATIONS, load, targets_named
 from harness.commands.options import Commands, add_command, isolation_option
+from harness.diagram import diagram
 from harness.history import StepRecord
 from harness.runner import run_scenario
 
@@ -30,6 +31,12 @@ def add_parser(commands: Commands) -> None:
     run_one.add_argument("file", type=Path, metavar="FILE", help="a scenario file (YAML or JSON)")
     run_one.add_argument("--target", default="reference", metavar="T", help="default: reference")
     run_one.add_argument("--json", action="store_true", help="print the whole history as JSON")
+    run_one.add_argument(
+        "--diagram",
+        action="store_true",
+        help="also print the run as a Mermaid sequence diagram (a ```mermaid block), the steps "
+        "where expected and seen part shaded",
+    )
     isolation_option(run_one)
 
 
@@ -71,6 +78,9 @@ def run(arguments: argparse.Namespace) -> int:
             )
     if fault is not None:
         print(f"fault class {fault.fault_class}: {'; '.join(fault.reasons)}")
+    if arguments.diagram:
+        found = [violation for violations in verdicts.values() for violation in violations or []]
+        print(f"```mermaid\n{diagram(history, found)}```")
     return EXIT_VIOLATIONS if failed else EXIT_HOLDS
 
 

@@ -28,6 +28,8 @@ The format::
             error: '^.*already processing a request.*$'  # optional: a recorded error of the run
             result: '^orchestrator: Agent .+$'     # optional: a result its models were told
             warning: '^.*already processing.*$'    # optional: what the SDK logged at WARNING
+            anchored_at: answer     # optional: the anchors were recorded at a step of this kind
+                                    # in the run (default: at the violation's own step)
             sometimes: true         # optional: a race in the SDK shows it in some runs only
     classes:                        # the same bugs as they show in generated scenarios
       - class: second-call-turned-away
@@ -38,11 +40,13 @@ The format::
         witnesses: [...]            # as above (required: a class is recognised by them)
 
 A witness matches a violation of its invariant at a step of its kind when every pattern it gives
-matches in full: ``expected`` and ``seen`` the violation's own sentences, ``error`` some error the
-run recorded (a step's ``observed["error"]``, or a model request the provider refused, as
-"agent: refusal", in the run or its restart-free control; notes are not errors), ``result``
-some tool result a model request of the run (not its control) carried, as "agent: result",
-``warning`` something the SDK logged at WARNING during a step of the run (not its control).
+matches in full: ``expected`` and ``seen`` the violation's own sentences; ``error`` some error
+recorded at the violation's own step (its ``observed["error"]`` or ``["more_errors"]``, or a
+model request the provider refused during it, as "agent: refusal"; notes are not errors),
+``result`` some tool result a model request of that step carried, as "agent: result",
+``warning`` something the SDK logged at WARNING during that step; all three at one step, of this
+run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
+kind it names in the run.
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
 ``result`` or a ``warning`` only narrows), and none may match any text (``^.*$``).
@@ -82,11 +86,13 @@ from harness.findings.loading import (
     FINDINGS,
     Finding,
     Folders,
+    ReadFindings,
     findings_path,
     load_classes,
     load_document,
     load_findings,
     read_findings_file,
+    read_once,
 )
 from harness.findings.recording import Recorded, dump_findings_file, record
 from harness.findings.search import FindingsFileError
@@ -95,11 +101,9 @@ from harness.findings.verdict import (
     Missing,
     Observed,
     Verdict,
-    carried_results,
     judge_findings,
-    logged_warnings,
     observe,
-    recorded_errors,
+    step_evidence,
 )
 
 __all__ = [
@@ -114,20 +118,20 @@ __all__ = [
     "Folders",
     "Missing",
     "Observed",
+    "ReadFindings",
     "Recorded",
     "Verdict",
     "Witness",
-    "carried_results",
     "dump_findings_file",
     "findings_path",
     "judge_findings",
     "load_classes",
     "load_document",
     "load_findings",
-    "logged_warnings",
     "observe",
     "read_findings_file",
+    "read_once",
     "record",
-    "recorded_errors",
     "scenario_digest",
+    "step_evidence",
 ]

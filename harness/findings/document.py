@@ -32,13 +32,26 @@ DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` re
 
 @dataclass(frozen=True)
 class Evidence:
-    """What a run recorded besides its violations, for a witness's patterns to name: its
-    errors (``error``), the tool results its model requests carried (``result``) and what the
-    SDK logged at WARNING (``warning``)."""
+    """What one step of a run recorded besides its violations, for a witness's patterns to name:
+    its errors (``error``), the tool results its model requests carried (``result``) and what
+    the SDK logged at WARNING (``warning``).  ``kind`` is the step's kind."""
 
+    kind: str = "none"
     errors: tuple[str, ...] = ()
     results: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+
+
+def evidence_for(
+    steps: Sequence[Evidence], step: int | None, anchored_at: str | None
+) -> tuple[Evidence, ...]:
+    """The steps whose evidence may anchor a witness of a violation at ``step``: that step
+    alone, or, when the witness names a step kind (``anchored_at``), every step of that kind in
+    the run (a bug often shows before the error that names it is logged, or after).  Never the
+    restart-free control's: it is not this run."""
+    if anchored_at is None:
+        return (steps[step],) if step is not None and 0 <= step < len(steps) else ()
+    return tuple(item for item in steps if item.kind == anchored_at)
 
 
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-5])|D|O)$")]
@@ -59,6 +72,7 @@ class Witness(BaseModel):
     error: str | None = None
     result: str | None = None
     warning: str | None = None
+    anchored_at: StepKind | None = None  # where the error/result/warning was recorded
     sometimes: bool = False
 
     @field_validator("expected", "seen", "error", "result", "warning")
@@ -70,19 +84,33 @@ class Witness(BaseModel):
     def _a_pattern(self) -> Witness:
         if self.expected is None and self.seen is None and self.error is None:
             raise ValueError("a witness needs a pattern: expected, seen or error")
+        if self.anchored_at is not None and not self.anchored:
+            raise ValueError("anchored_at names where an error, result or warning was recorded")
         return self
 
-    def matches(self, violation: Violation, kind: str, evidence: Evidence) -> bool:
-        """Whether this witness names ``violation`` (at a step of ``kind``, in a run that
-        recorded ``evidence``)."""
-        return (
+    @property
+    def anchored(self) -> bool:
+        """Whether it names evidence besides the violation's sentences."""
+        return any(value is not None for value in (self.error, self.result, self.warning))
+
+    def matches(self, violation: Violation, kind: str, steps: Sequence[Evidence]) -> bool:
+        """Whether this witness names ``violation`` (at a step of ``kind``, in a run whose
+        steps recorded ``steps``): its anchors must have been recorded at the violation's own
+        step, or at a step of the kind it names (``anchored_at``)."""
+        if not (
             violation.invariant == self.invariant
             and kind == self.step
             and full(self.expected, violation.expected)
             and full(self.seen, violation.seen)
-            and _some(self.error, evidence.errors)
+        ):
+            return False
+        if not self.anchored:
+            return True
+        return any(
+            _some(self.error, evidence.errors)
             and _some(self.result, evidence.results)
             and _some(self.warning, evidence.warnings)
+            for evidence in evidence_for(steps, violation.step, self.anchored_at)
         )
 
     def describe(self) -> str:
@@ -99,6 +127,7 @@ class Witness(BaseModel):
                 ("error", self.error),
                 ("result", self.result),
                 ("warning", self.warning),
+                ("recorded at a", self.anchored_at and f"{self.anchored_at} step"),
             )
             if value is not None
         ]
@@ -111,11 +140,11 @@ def _some(pattern: str | None, texts: Sequence[str]) -> bool:
 
 
 def first_match(
-    witnesses: Sequence[Witness], violation: Violation, kind: str, evidence: Evidence
+    witnesses: Sequence[Witness], violation: Violation, kind: str, steps: Sequence[Evidence]
 ) -> int | None:
     """The position of the first of ``witnesses`` that names ``violation``, or None."""
     return next(
-        (i for i, witness in enumerate(witnesses) if witness.matches(violation, kind, evidence)),
+        (i for i, witness in enumerate(witnesses) if witness.matches(violation, kind, steps)),
         None,
     )
 

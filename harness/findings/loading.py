@@ -4,7 +4,7 @@ fault campaigns use."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +12,14 @@ import yaml
 from pydantic import ValidationError
 
 from harness.findings.document import DRAFTS, FindingClass, FindingsFile, Witness
-from harness.findings.search import BUNDLED, FindingsFileError, file_name, locate, search_path
+from harness.findings.search import (
+    BUNDLED,
+    FindingsFileError,
+    file_name,
+    inherited,
+    locate,
+    search_path,
+)
 from scenarios.loading import read_yaml
 
 FINDINGS = BUNDLED  # the bundled folder, first on the search path (harness.findings.search)
@@ -30,7 +37,24 @@ class Finding:
     witnesses: tuple[Witness, ...] = field(default=(), compare=False)
 
 
-Folders = Path | Sequence[Path] | None  # one folder, a search path, or None: the default path
+@dataclass(frozen=True)
+class ReadFindings:
+    """Findings files read once, before a run: a check (and what it writes) is judged by this
+    copy, so a file edited while the run goes on changes nothing of it, and cannot refuse it
+    half-way.  ``documents`` holds each (target, version) read, None where the path had no
+    file; any other is searched for in ``folders``, as a search path would be."""
+
+    folders: tuple[Path, ...]
+    documents: Mapping[tuple[str, str], FindingsFile | None]
+    drafts: bool = False  # read allowing placeholders: a copy only for readers that allow them
+
+    def holds(self, target: str, version: str, *, drafts: bool) -> bool:
+        """Whether this copy answers for ``target`` ``version``, read as ``drafts`` asks."""
+        return (target, version) in self.documents and (drafts or not self.drafts)
+
+
+# one folder, a search path, findings read once, or None: the default path
+Folders = Path | Sequence[Path] | ReadFindings | None
 
 
 def findings_path(target: str, version: str, directory: Path = FINDINGS) -> Path:
@@ -42,16 +66,37 @@ def folders_of(where: Folders) -> tuple[Path, ...]:
     folder and every plugin's, ``harness.findings.search``)."""
     if where is None:
         return search_path()
+    if isinstance(where, ReadFindings):
+        return where.folders
     return (where,) if isinstance(where, Path) else tuple(where)
+
+
+def read_once(
+    targets: Iterable[tuple[str, str]], where: Folders = None, *, drafts: bool = False
+) -> ReadFindings:
+    """The findings files of ``targets`` ((name, version) pairs) on the path ``where``, each
+    read now and once; refused in one line (``FindingsFileError``) as ``load_document`` refuses
+    one."""
+    folders = folders_of(where)
+    documents = {
+        (target, version): load_document(target, version, folders, drafts=drafts)
+        for target, version in targets
+    }
+    return ReadFindings(folders, documents, drafts)
 
 
 def load_document(
     target: str, version: str, where: Folders = None, *, drafts: bool = False
 ) -> FindingsFile | None:
-    """The findings file of ``target`` ``version`` on the search path ``where``, or None when
-    there is none; refused in one line (``FindingsFileError``) when it cannot be used or when
-    two folders hold one.  ``drafts`` allows placeholders."""
-    path = locate(target, version, folders_of(where))
+    """The findings file of ``target`` ``version`` on the search path ``where`` (for a release
+    with none of its own, the newest earlier release's: ``inherited``), or None when there is
+    none; refused in one line (``FindingsFileError``) when it cannot be used or when two folders
+    hold one.  ``drafts`` allows placeholders.  Findings read once answer from their copy."""
+    if isinstance(where, ReadFindings) and where.holds(target, version, drafts=drafts):
+        return where.documents[target, version]
+    folders = folders_of(where)
+    version = inherited(target, version, folders) or version
+    path = locate(target, version, folders)
     if path is None:
         return None
     return read_findings_file(path, target, version, drafts=drafts)

@@ -18,12 +18,39 @@ def anchored(pattern: str) -> str:
         raise ValueError(
             f"a top-level | splits the anchors; group the alternatives, ^(a|b)$: {pattern!r}"
         )
-    if all(re.fullmatch(pattern, probe) for probe in ANY_TEXT):
+    if names_nothing(pattern):
         raise ValueError(f"matches any text; name what the violation or error says: {pattern!r}")
     return pattern
 
 
-ANY_TEXT = ("", "an unrelated sentence", "x\ny")  # a pattern matching all of these names nothing
+# Texts of every shape a sentence, an error or a result can take: empty, one character, long,
+# several lines, other scripts, and sentences of every kind a checker writes.  A pattern that
+# matches all the texts of one line, or all the texts of one or more characters, names nothing:
+# ``^.*$`` and ``^.+$`` (which ``.`` keeps off a newline) are as wide as no pattern at all.
+ONE_LINE = (
+    "",
+    "x",
+    "an unrelated sentence",
+    "Ünïcödé 名前 «quoted» ✓",
+    " leading and trailing blanks ",
+    "the action 'file_form' of call-1 ran once " * 40,
+    "1 pending question: approve_send (call-2); 0 executions",
+    "nothing pending; ran send_mail once (approved); final answer 'done'",
+    "ValueError: failed to restore the stored turn: 'data'",
+    "mailer: Agent 'mailer' is already processing a request",
+    "{'interruptResponse': {'interruptId': 'v1:agent_as_tool:call%3A1:q'}}",
+)
+SEVERAL_LINES = ("x\ny", "Traceback (most recent call last):\n  File \"<x>\"\nKeyError: 'data'")
+
+
+def names_nothing(pattern: str) -> bool:
+    """Whether ``pattern`` matches every text of one line (or every one but the empty one), or
+    every text at all: then it names no violation, error or result."""
+    compiled = re.compile(pattern)
+    lines = [compiled.fullmatch(probe) is not None for probe in ONE_LINE]
+    if all(lines) or all(lines[1:]):
+        return True
+    return all(compiled.fullmatch(probe) for probe in ONE_LINE + SEVERAL_LINES)
 
 
 def _escaped_end(pattern: str) -> bool:

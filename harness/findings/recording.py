@@ -110,11 +110,11 @@ def _rerecorded(entry: FindingEntry | None, run: Observed) -> FindingEntry | Non
     kept: list[Witness] = []
     if entry is not None:
         for witness in entry.witnesses:
-            shown = any(witness.matches(v, kind, run.evidence) for v, kind in run.violations)
+            shown = any(witness.matches(v, kind, run.steps) for v, kind in run.violations)
             if shown or witness.sometimes:
                 kept.append(witness)
     for violation, kind in run.violations:
-        if first_match(kept, violation, kind, run.evidence) is None:
+        if first_match(kept, violation, kind, run.steps) is None:
             kept.append(exact_witness(violation, kind))
     explanation = entry.explanation if entry is not None else f"{PLACEHOLDER}: why does it happen?"
     return FindingEntry.model_validate(

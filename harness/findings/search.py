@@ -92,6 +92,34 @@ def locate(target: str, version: str, folders: Sequence[Path]) -> Path | None:
     return found[0] if found else None
 
 
+def release(version: str) -> tuple[int, ...] | None:
+    """A release's numbers (``1.62.0`` -> (1, 62, 0)), or None for a version that is not a
+    plain dotted release (a local build such as ``1.62.0+pr123``, a pre-release): those never
+    stand in for another."""
+    parts = version.split(".")
+    return tuple(int(part) for part in parts) if all(p.isdigit() for p in parts) else None
+
+
+def inherited(target: str, version: str, folders: Sequence[Path]) -> str | None:
+    """The newest release before ``version`` that has a findings file of ``target`` on the path,
+    whose findings judge a release with none of its own (a release between two pinned ones):
+    None when ``version`` has its own, is no plain release, or no earlier one has a file."""
+    wanted = release(version)
+    if wanted is None or locate(target, version, folders) is not None:
+        return None
+    prefix = f"{target}-"
+    earlier = {
+        found: numbers
+        for folder in unique(folders)
+        if folder.is_dir()
+        for path in folder.glob(f"{prefix}*.yaml")
+        for found in [path.name.removeprefix(prefix).removesuffix(".yaml")]
+        for numbers in [release(found)]
+        if numbers is not None and numbers < wanted
+    }
+    return max(earlier, key=earlier.__getitem__) if earlier else None
+
+
 def _last_line(failure: BaseException) -> str:
     text = f"{type(failure).__name__}: {failure}".strip()
     return text.splitlines()[-1] if text else type(failure).__name__
