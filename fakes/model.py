@@ -15,10 +15,11 @@ latest assistant message; a missing or stale one is refused with ``ProviderError
 response id sent with the first request of a conversation (a real provider would continue that
 other conversation).
 
-Every request is journaled (agent, prompt, turn, message count, model state received) in an
-append-only log that outlives restarts; a request the provider refuses is journaled with the
-refusal (``refused``), so the history shows it even when the framework swallows the error (an
-agent-as-tool that hands its parent an error tool result).  A request that follows a turn which
+Every request is journaled (agent, prompt, turn, message count, model state received, and the
+shape of what it carried: ``sent``) in an append-only log that outlives restarts; a request the
+provider refuses is journaled with the refusal (``refused``), so the history shows it even
+when the framework swallows the error (an agent-as-tool that hands its parent an error tool
+result).  A request that follows a turn which
 called sub-agents or protected actions is journaled with the results it carries for those calls
 (``results``: each call's toolUseId to its result's text, a call with no result left out), so
 the history shows which result reached which call, and what an agent was told its action did.
@@ -124,9 +125,12 @@ class Prompt:
 
 @dataclass(frozen=True)
 class Reply:
-    """An assistant message, by its text (where the marker is)."""
+    """An assistant message, by its text (where the marker is), with the toolUseIds of the tool
+    calls it makes (``uses``, in order; a framework that sends each call as an item of its own
+    sends a ``Reply`` with no text for it)."""
 
     text: str
+    uses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -209,6 +213,7 @@ class ScriptedModel:
                 # as received: the journal serialises the record here, before this turn's id
                 # is set below, so what it keeps is a copy taken now
                 "model_state": model_state,
+                "sent": sent(conversation),
             }
             | ({} if refusal is None else {"refused": refusal})
             | ({} if results is None else {"results": results})
@@ -238,6 +243,27 @@ class ScriptedModel:
         if sent != response_id(self.agent, *previous):
             return f"stale previous_response_id {sent!r}"
         return None
+
+
+def sent(conversation: Sequence[Said]) -> list[dict[str, Any]]:
+    """What a request carried, message by message (or item by item), as the journal keeps it:
+    ``{"prompt": text}``, ``{"reply": [prompt, turn]}`` (its marker; ``null`` for a reply with
+    none) with ``"uses"`` (its calls' toolUseIds) where it calls tools, ``{"results": [ids]}``
+    (the toolUseIds its results answer), ``{}`` for anything else.  No text but the prompts: it
+    is the request's shape, which I16 judges on its own (``harness.checkers.conversation``)."""
+    shape: list[dict[str, Any]] = []
+    for said in conversation:
+        if isinstance(said, Prompt):
+            shape.append({"prompt": said.text})
+        elif isinstance(said, Reply):
+            found = MARKER.match(said.text)
+            mark = None if found is None else [json.loads(found.group(2)), int(found.group(1))]
+            shape.append({"reply": mark} | ({"uses": list(said.uses)} if said.uses else {}))
+        elif isinstance(said, Results):
+            shape.append({"results": [tool_use_id for tool_use_id, _ in said.results]})
+        else:
+            shape.append({})
+    return shape
 
 
 def _journaled_results(

@@ -30,6 +30,14 @@ class StepRecord:
     def pending(self) -> list[dict[str, Any]]:
         return list(self.observed.get("pending", []))
 
+    @property
+    def errors(self) -> list[str]:
+        """Every error this step observed, in order: its ``error`` (what it raised, else the
+        first record logged at ERROR), then every other record logged at ERROR."""
+        first = self.observed.get("error")
+        more = self.observed.get("more_errors", [])
+        return ([] if first is None else [str(first)]) + [str(error) for error in more]
+
 
 @dataclass(frozen=True)
 class History:
@@ -44,10 +52,10 @@ class History:
     def errors(self) -> list[str]:
         """The errors and notes the steps observed (the control run's too), in order."""
         own = [
-            str(step.observed[key])
+            text
             for step in self.steps
-            for key in ("error", "note")
-            if step.observed.get(key) is not None
+            for text in step.errors
+            + ([] if step.observed.get("note") is None else [str(step.observed["note"])])
         ]
         return own + ([] if self.control is None else self.control.errors)
 

@@ -126,6 +126,7 @@ def _observation(data: dict[str, Any]) -> Observation:
         pending=tuple(PendingInterrupt(**item) for item in data["pending"]),
         final_answer=data["final_answer"],
         error=data["error"],
+        more_errors=tuple(data.get("more_errors", ())),
         warnings=tuple(data.get("warnings", ())),
     )
 

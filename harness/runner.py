@@ -288,8 +288,12 @@ class Recorder:
             observed = self._observe(self.session.run(step.run), "run()")
         elif isinstance(step, Answer):
             answered = self._responses(step)
-            labels = {pending.id: pending.label for pending in self.shown}
-            shown = {interrupt_id: labels.get(interrupt_id) for interrupt_id in step.answer_ids}
+            questions = {
+                pending.id: (pending.label, _prompt_shown(pending.reason))
+                for pending in self.shown
+                if pending.label is not None
+            }
+            shown = {interrupt_id: questions.get(interrupt_id) for interrupt_id in step.answer_ids}
             expected = self.oracle.step(index, step, shown)
             self.sent[index] = answered
             observed = self._observe(self.session.answer(answered), "answer()")
@@ -391,6 +395,8 @@ class Recorder:
             "final_answer": observation.final_answer,
             "error": observation.error,
         }
+        if observation.more_errors:  # recorded where there are some: most steps log one at most
+            observed["more_errors"] = [str(error) for error in observation.more_errors]
         if observation.warnings:  # recorded where there are some: most steps log none
             observed["warnings"] = [str(warning) for warning in observation.warnings]
         return observed

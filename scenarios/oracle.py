@@ -12,7 +12,8 @@ Semantics it encodes, each straight from docs/invariants.md:
 * an ordinary tool (an effect) runs when its turn is played, once per scripted call: never again
   when its agent resumes after a question, nor after a restart;
 * an approval advances one question: the last approval runs the action (exactly once); a denial
-  ends the call without running it; an unanswered question stays pending;
+  ends the call without running it; an unanswered question stays pending; an answer by id
+  settles exactly the question shown under that id, never a twin call's sharing its label;
 * a restart changes nothing, except that a preserve_context sub-agent without a session store
   loses its parked turn, after which every resume must fail loudly and change nothing;
 * after a stored continuation is corrupted, every resume must fail loudly and change nothing,
@@ -124,11 +125,28 @@ class ActionCall:
 
 # the answers of one step: by label, or by label and the prompt of the call that asks
 Given = dict[str | tuple[str, str], str]
+# the question an id was shown under: its label and the prompt of the call that asks (None
+# where the question names none, a gate's)
+ShownQuestion = tuple[str, str | None]
 
 
-def _response(given: Given, call: ActionCall) -> str | None:
-    """The answer ``given`` holds for ``call``: the one for its own call, else its label's."""
-    return given.get((call.action.label, call.prompt), given.get(call.action.label))
+@dataclass
+class Answers:
+    """The answers of one step: ``given`` by label (or label and prompt), and ``own``: each id
+    of an ``answer_ids`` step with the one question it was shown under, which it alone settles
+    (never a twin call's question that shares its label, or its label and prompt)."""
+
+    given: Given = field(default_factory=dict)
+    own: list[tuple[ActionCall, str]] = field(default_factory=list)
+
+    def response(self, call: ActionCall) -> str | None:
+        """The answer for ``call``: an id's answer to it, else its own call's, else its
+        label's."""
+        for answered, response in self.own:
+            if answered is call:
+                return response
+        label = call.action.label
+        return self.given.get((label, call.prompt), self.given.get(label))
 
 
 @dataclass
@@ -183,7 +201,7 @@ class Oracle:
     root: Activation | None = None
     live: dict[str, Activation | None] = field(default_factory=dict)  # preserve_context busy-with
     stuck: str | None = None
-    answers_given: dict[int, Given] = field(default_factory=dict)
+    answers_given: dict[int, Answers] = field(default_factory=dict)
     refused: set[int] = field(default_factory=set)  # answers a corrupted store refused
     named: dict[int, list[tuple[ActionCall, int]]] = field(default_factory=dict)  # (call, question)
     unknown: set[int] = field(default_factory=set)  # answers naming a question not pending
@@ -204,11 +222,13 @@ class Oracle:
         return self.tree
 
     def step(
-        self, index: int, step: Step, shown: Mapping[str, str | None] | None = None
+        self, index: int, step: Step, shown: Mapping[str, ShownQuestion | None] | None = None
     ) -> Expected:
         """The expectation for ``step``.  ``shown`` maps each id of an ``answer_ids`` step to the
-        label of the question the human was last shown as pending under it, None when none was
-        (an id missing from it counts as not shown)."""
+        question the human was last shown as pending under it (its label, and the prompt of the
+        call that asks, where the question names it), None when none was (an id missing from it
+        counts as not shown).  An id settles that one question: the first call still asking it
+        that no other id of the step took (twins sharing label and prompt are alike)."""
         self.effects = []
         self.returned = []
         self.acted = []
@@ -219,23 +239,26 @@ class Oracle:
             for action, by_prompt in step.answer_calls.items():
                 for prompt, call_response in by_prompt.items():
                     given[(action, prompt)] = call_response
+            answers = Answers(given)
             never_shown = False
             answered: set[str] = set()  # labels shown under an id given, no longer pending
             for interrupt_id, response in step.answer_ids.items():
-                label = (shown or {}).get(interrupt_id)
-                if label is None:
+                question = (shown or {}).get(interrupt_id)
+                if question is None:
                     never_shown = True
-                elif not self._pending(label):
-                    answered.add(label)
+                    continue
+                call = self._asked(question, [taken for taken, _ in answers.own])
+                if call is None:
+                    answered.add(question[0])
                 else:
-                    given[label] = response
-            self.answers_given[index] = given
+                    answers.own.append((call, response))
+            self.answers_given[index] = answers
             if never_shown or answered:
                 self.unknown.add(index)
                 named = [f"{', '.join(sorted(answered))}, answered already"] if answered else []
                 named += ["an id no question was shown under"] if never_shown else []
                 return self._refuse_unknown(f"it names {', and '.join(named)}")
-            return self._answer(index, given)
+            return self._answer(index, answers)
         if isinstance(step, Restart):
             self._restart()
             if step.tree is not None:
@@ -268,10 +291,16 @@ class Oracle:
             [], error="required", stop_reason=None, unknown_answer=True, cause=cause
         )
 
-    def _pending(self, label: str) -> bool:
-        return self.root is not None and any(
-            call.action.label == label for call in self._asking(self.root)
-        )
+    def _asked(self, question: ShownQuestion, taken: list[ActionCall]) -> ActionCall | None:
+        """The call still asking ``question`` (label, and prompt where it names one), the first
+        not ``taken`` by another id of the step; None when no such question is pending."""
+        label, prompt = question
+        for call in [] if self.root is None else self._asking(self.root):
+            if call.action.label != label or (prompt is not None and call.prompt != prompt):
+                continue
+            if not any(call is other for other in taken):
+                return call
+        return None
 
     def _stale(self, index: int) -> list[str]:
         """The labels of the questions the answer given at step ``index`` names that are no
@@ -294,13 +323,13 @@ class Oracle:
         self._advance(self.root, executed)
         return self._expect(executed, error="forbidden")
 
-    def _answer(self, index: int, given: Given) -> Expected:
+    def _answer(self, index: int, answers: Answers) -> Expected:
         if self.root is None or self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
         self.named[index] = [
             (call, call.question)
             for call in self._asking(self.root)
-            if _response(given, call) is not None
+            if answers.response(call) is not None
         ]
         if self.stuck is not None:
             if self.stuck.startswith(CORRUPTED):
@@ -314,7 +343,7 @@ class Oracle:
         executed: list[str] = []
         served: list[tuple[str, str, str]] = []
         for call in self._asking(self.root):
-            response = _response(given, call)
+            response = answers.response(call)
             if response == "approve" and call.question < call.action.questions:
                 call.question += 1
             elif response == "approve":

@@ -175,6 +175,7 @@ def test_a_stateful_provider_refuses_a_first_request_that_carries_a_response_id(
         "turn": 0,
         "messages": 1,
         "model_state": {"response_id": earlier},
+        "sent": [{"prompt": "q"}],
         "refused": "first request of a conversation with a previous_response_id",
     }
 
@@ -215,8 +216,22 @@ def test_the_journal_records_every_request_and_outlives_a_rebuilt_model(tmp_path
 
     assert turn.index == 1
     assert AppendOnlyLog(path).records() == [
-        {"agent": "agent", "prompt": "p", "turn": 0, "messages": 1, "model_state": {"x": 1}},
-        {"agent": "agent", "prompt": "p", "turn": 1, "messages": 3, "model_state": {}},
+        {
+            "agent": "agent",
+            "prompt": "p",
+            "turn": 0,
+            "messages": 1,
+            "model_state": {"x": 1},
+            "sent": [{"prompt": "p"}],
+        },
+        {
+            "agent": "agent",
+            "prompt": "p",
+            "turn": 1,
+            "messages": 3,
+            "model_state": {},
+            "sent": [{"prompt": "p"}, {"reply": ["p", 0]}, {}],
+        },
     ]
 
 

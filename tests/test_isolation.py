@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from harness.checkers import check
+from harness.checkers.conversation import well_formed_conversation
 from harness.cli import main
 from harness.history import History
 from harness.isolation import ProcessIsolated, worker
@@ -90,3 +91,16 @@ def test_the_cli_runs_a_scenario_with_process_isolation(
 ) -> None:
     assert main(["run", str(COLLIDING), "--target", "reference", "--isolation", "process"]) == 0
     assert "ran deploy-b" in capsys.readouterr().out
+
+
+def test_under_process_isolation_a_broken_restore_is_caught_on_its_own() -> None:
+    """Every step a fresh process, the control's too: the known-bad variant that sends a
+    resumed turn without the last result it parked with breaks the control at the same points,
+    so D and I6 see nothing and only I16, which judges each model request alone, catches it."""
+    path = next(path for path in regression_files() if path.stem == "lookup-then-ask")
+    variant = "bad-drop-restored-result"
+    isolated_target = ProcessIsolated(variant, registry.get(variant))
+    isolated = run_scenario(isolated_target, load_scenario(path), path.stem)
+    assert isolated.control is not None
+    assert {violation.invariant for violation in check(isolated)} == {"I16"}
+    assert well_formed_conversation(isolated.control) != []  # the control as broken as the run

@@ -17,7 +17,7 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from fakes.log import AppendOnlyLog
-from fakes.model import AgentScript, Answer, CallTools, Results, ScriptedModel, ToolCall
+from fakes.model import AgentScript, Answer, CallTools, Reply, Results, ScriptedModel, ToolCall
 from fakes.protected import reason
 from harness.checkers import check
 from harness.findings import findings_path
@@ -374,6 +374,7 @@ def test_conversation_of_reads_prompts_replies_and_tool_results() -> None:
     ]
     said = conversation_of(messages)
     assert [type(item).__name__ for item in said] == ["Prompt", "Reply", "Results"]
+    assert said[1] == Reply("[[marker]]", ("1",))
     assert said[2] == Results((("1", "ok"),))
 
 

@@ -262,7 +262,7 @@ def test_conversation_of_reads_a_function_calls_output_as_a_tool_result() -> Non
     assert conversation_of(items) == [
         Prompt("go"),
         Reply("[[marker]]"),
-        None,
+        Reply("", ("c1",)),
         Results((("c1", "mailed Ana"),)),
         Results((("c2", "a"),)),
     ]

@@ -121,8 +121,67 @@ def test_the_ids_shown_for_pending_questions_are_answered_by_their_labels() -> N
     case = scenario(two_workers(), [{"run": "go"}, {"answer_ids": {"x": "approve"}}])
     oracle = Oracle(case)
     oracle.step(0, case.steps[0])
-    answer = oracle.step(1, case.steps[1], {"x": "A"})
+    answer = oracle.step(1, case.steps[1], {"x": ("A", None)})
     assert (answer.error, answer.unknown_answer, answer.executions) == ("forbidden", False, ("A",))
+
+
+def twin_calls() -> dict[str, Any]:
+    """One sub-agent called twice in one turn (mail Ana, mail Bo), each call asking under one
+    label."""
+    return {
+        "name": "root",
+        "turns": [
+            [
+                {"tool": "mailer", "id": "1", "prompt": "mail Ana"},
+                {"tool": "mailer", "id": "2", "prompt": "mail Bo"},
+            ]
+        ],
+        "sub_agents": [worker("mailer", "SEND")],
+    }
+
+
+def test_an_id_settles_exactly_the_question_shown_under_it_not_its_twin() -> None:
+    """The second call's id answered first: Bo's question alone is settled, Ana's stays pending
+    and is answered by its own id later (not refused as answered already)."""
+    steps = [{"run": "go"}, {"answer_ids": {"bo": "approve"}}, {"answer_ids": {"ana": "deny"}}]
+    case = scenario(twin_calls(), steps)
+    oracle = Oracle(case)
+    run = oracle.step(0, case.steps[0])
+    assert run.pending == (("SEND", 1), ("SEND", 1))
+    shown = {"ana": ("SEND", "mail Ana"), "bo": ("SEND", "mail Bo")}
+    bo = oracle.step(1, case.steps[1], {"bo": shown["bo"]})
+    assert (bo.error, bo.executions, bo.pending) == ("forbidden", ("SEND",), (("SEND", 1),))
+    assert bo.served == (("SEND", "root/mailer", "mail Bo"),)
+    ana = oracle.step(2, case.steps[2], {"ana": shown["ana"]})
+    assert (ana.error, ana.unknown_answer, ana.executions) == ("forbidden", False, ())
+    assert (ana.stop_reason, ana.pending) == ("end_turn", ())
+
+
+def test_two_ids_of_twins_sharing_label_and_prompt_settle_one_question_each() -> None:
+    tree = twin_calls()
+    tree["turns"][0][1]["prompt"] = "mail Ana"
+    steps = [{"run": "go"}, {"answer_ids": {"x": "approve"}}, {"answer_ids": {"y": "approve"}}]
+    case = scenario(tree, steps)
+    oracle = Oracle(case)
+    oracle.step(0, case.steps[0])
+    first = oracle.step(1, case.steps[1], {"x": ("SEND", "mail Ana")})
+    assert (first.executions, first.pending) == (("SEND",), (("SEND", 1),))
+    second = oracle.step(2, case.steps[2], {"y": ("SEND", "mail Ana")})
+    assert (second.executions, second.pending, second.stop_reason) == (("SEND",), (), "end_turn")
+
+
+def test_an_id_re_sent_after_its_question_was_settled_is_stale_and_its_twin_is_not() -> None:
+    steps = [{"run": "go"}, {"answer_ids": {"bo": "approve"}}, {"resend": 1}]
+    case = scenario(twin_calls(), steps)
+    oracle = Oracle(case)
+    oracle.step(0, case.steps[0])
+    oracle.step(1, case.steps[1], {"bo": ("SEND", "mail Bo")})
+    resend = oracle.step(2, case.steps[2])
+    assert (resend.error, resend.unknown_answer, resend.pending) == (
+        "required",
+        True,
+        (("SEND", 1),),
+    )
 
 
 def test_one_unknown_id_refuses_the_whole_answer() -> None:
@@ -145,7 +204,7 @@ def test_an_id_shown_for_a_question_answered_since_is_stale() -> None:
     oracle = Oracle(case)
     oracle.step(0, case.steps[0])
     oracle.step(1, case.steps[1])
-    stale = oracle.step(2, case.steps[2], {"x": "A"})
+    stale = oracle.step(2, case.steps[2], {"x": ("A", None)})
     assert (stale.error, stale.unknown_answer, stale.executions) == ("required", True, ())
     assert stale.pending == (("B", 1),)
 

@@ -1,6 +1,6 @@
 """Checkers: pure functions from a recorded history to the violations it contains.
 
-One checker per checked invariant of docs/invariants.md (I1 to I15), plus the differential
+One checker per checked invariant of docs/invariants.md (I1 to I16), plus the differential
 comparison with the restart-free control (D) and the expected outcome of each step (O).  A
 checker never trusts the target: what must happen comes from the oracle's expectations recorded
 in the history and from the control run.  A checker that needs a capability the target lacks is
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from harness.checkers import (
     continuations,
+    conversation,
     delivery,
     depth,
     effects,
@@ -35,7 +36,7 @@ __all__ = ["CHECKERS", "Checker", "Violation", "applicable", "check"]
 
 @dataclass(frozen=True)
 class Checker:
-    id: str  # "I1" to "I15", "D", "O"
+    id: str  # "I1" to "I16", "D", "O"
     slug: str
     title: str  # the invariant in one line
     needs: frozenset[str]  # target capabilities (harness.targets.base.CAPABILITIES) it relies on
@@ -139,6 +140,13 @@ CHECKERS: tuple[Checker, ...] = (
         "again when its agent resumes, nor after a restart.",
         effects.side_effects_run_once,
         frozenset({"ordinary_tools"}),
+    ),
+    _checker(
+        conversation.WELL_FORMED_CONVERSATION,
+        "Every request a model is sent is well-formed on its own: each tool use has exactly one "
+        "result, right after it, no result is without its use, and nothing of the turn it plays "
+        "(a restored turn included) is lost.",
+        conversation.well_formed_conversation,
     ),
     _checker(
         restarts.DIFFERENTIAL,

@@ -233,9 +233,9 @@ def quiet_sdk_logs(*names: str) -> None:
 
 
 class ErrorLog(logging.Handler):
-    """Collects what an SDK logs during one step: at ERROR or above (``messages``, the
-    observation's ``error``), and at WARNING (``warnings``: what it skipped or turned away
-    without failing)."""
+    """Collects what an SDK logs during one step: at ERROR or above (``messages``), and at
+    WARNING (``warnings``: what it skipped or turned away without failing), every record, in
+    the order logged."""
 
     def __init__(self) -> None:
         super().__init__(level=logging.WARNING)
@@ -245,6 +245,18 @@ class ErrorLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         logged = self.messages if record.levelno >= logging.ERROR else self.warnings
         logged.append(record.getMessage())
+
+    def observed(self, raised: str | None = None) -> dict[str, Any]:
+        """The observation's error fields for a step that logged what this collected and raised
+        ``raised`` (None: it did not): its ``error`` is what it raised, else the first record
+        logged at ERROR; ``more_errors`` every other ERROR record, ``warnings`` every WARNING
+        record, in order.  A step with at most one error shows it as before, nothing more."""
+        logged = tuple(self.messages)
+        if raised is None:
+            error, more = (logged[0], logged[1:]) if logged else (None, ())
+        else:
+            error, more = raised, logged
+        return {"error": error, "more_errors": more, "warnings": tuple(self.warnings)}
 
 
 class NoContinuations:

@@ -72,7 +72,8 @@ class Observation:
     stop_reason: str | None  # "end_turn", "interrupt", or None when the call failed
     pending: tuple[PendingInterrupt, ...] = ()
     final_answer: str | None = None
-    error: str | None = None  # raised, or logged at ERROR level, during the step
+    error: str | None = None  # raised, or (else) the first record logged at ERROR, in the step
+    more_errors: tuple[str, ...] = ()  # every other record logged at ERROR in the step, in order
     warnings: tuple[str, ...] = ()  # logged at WARNING level during the step, in order
 
 

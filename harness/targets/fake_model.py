@@ -1,6 +1,6 @@
 """Reading a Bedrock-style message list (the shape the reference and Strands share) as what the
-scripted model needs: which messages are prompts, which are its own marked replies, and which
-carry tool results (with their texts)."""
+scripted model needs: which messages are prompts, which are its own marked replies (and the
+tool calls they make), and which carry tool results (with their texts)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ def conversation_of(messages: Sequence[dict[str, Any]]) -> list[Said]:
     for message in messages:
         blocks = message.get("content", [])
         texts = [block["text"] for block in blocks if isinstance(block, dict) and "text" in block]
-        if message.get("role") == "assistant" and texts:
-            said.append(Reply(texts[0]))
+        uses = tuple(_uses(blocks))
+        if message.get("role") == "assistant" and (texts or uses):
+            said.append(Reply(texts[0] if texts else "", uses))
         elif _has_tool_result(blocks):
             said.append(Results(tuple(_results(blocks))))
         elif message.get("role") == "user" and texts:
@@ -24,6 +25,15 @@ def conversation_of(messages: Sequence[dict[str, Any]]) -> list[Said]:
         else:
             said.append(None)
     return said
+
+
+def _uses(blocks: Sequence[Any]) -> list[str]:
+    """The toolUseId of each tool call in an assistant message's blocks, in order."""
+    return [
+        str(block["toolUse"].get("toolUseId"))
+        for block in blocks
+        if isinstance(block, dict) and isinstance(block.get("toolUse"), dict)
+    ]
 
 
 def _has_tool_result(blocks: Sequence[Any]) -> bool:

@@ -319,8 +319,7 @@ class LangGraphSession(RebuildingSession):
             return Observation(
                 stop_reason=None,
                 pending=self._still_pending(),
-                error=f"{type(failure).__name__}: {failure}",
-                warnings=tuple(errors.warnings),
+                **errors.observed(f"{type(failure).__name__}: {failure}"),
             )
         finally:
             for sdk_logger in loggers:
@@ -336,8 +335,7 @@ class LangGraphSession(RebuildingSession):
             stop_reason="interrupt" if pending else "end_turn",
             pending=pending,
             final_answer=text,
-            error=errors.messages[0] if errors.messages else None,
-            warnings=tuple(errors.warnings),
+            **errors.observed(),
         )
 
     def _still_pending(self) -> tuple[PendingInterrupt, ...]:

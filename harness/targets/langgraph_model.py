@@ -20,15 +20,16 @@ RESPONSE_ID: Final = "response_id"  # where the fake provider's id rides in resp
 
 
 def conversation_of(messages: Sequence[Any]) -> list[Said]:
-    """LangChain messages as the scripted model reads them: prompts, its own marked replies, and
-    tool results (a ``ToolMessage`` each)."""
+    """LangChain messages as the scripted model reads them: prompts, its own marked replies (with
+    their ``tool_calls``' ids), and tool results (a ``ToolMessage`` each)."""
     from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
     said: list[Said] = []
     for message in messages:
         text = message.text if isinstance(message.text, str) else message.text()
-        if isinstance(message, AIMessage) and text:
-            said.append(Reply(text))
+        uses = tuple(str(call.get("id")) for call in getattr(message, "tool_calls", None) or ())
+        if isinstance(message, AIMessage) and (text or uses):
+            said.append(Reply(text, uses))
         elif isinstance(message, HumanMessage) and text:
             said.append(Prompt(text))
         elif isinstance(message, ToolMessage):

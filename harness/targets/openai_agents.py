@@ -297,11 +297,11 @@ class OpenAIAgentsSession(RebuildingSession):
         try:
             result = run_on_one_thread(self._stream(given, context))
         except Exception as failure:  # the SDK's failure is an observation, not a crash
-            return replace(self._failed(failure), warnings=tuple(errors.warnings))
+            failed = self._failed(failure)
+            return replace(failed, **errors.observed(failed.error))
         finally:
             sdk_logger.removeHandler(errors)
-        logged = errors.messages[0] if errors.messages else None
-        warned = tuple(errors.warnings)
+        logged = errors.observed()
         interruptions = list(result.interruptions)
         if interruptions:
             self.state = result.to_state()
@@ -310,16 +310,14 @@ class OpenAIAgentsSession(RebuildingSession):
             return Observation(
                 stop_reason="interrupt",
                 pending=tuple(self._pending(handle, item) for handle, item in handles.items()),
-                error=logged,
-                warnings=warned,
+                **logged,
             )
         self.state = None
         self.store.delete(STATE_KEY)
         return Observation(
             stop_reason="end_turn",
             final_answer=strip_marker(str(result.final_output)),
-            error=logged,
-            warnings=warned,
+            **logged,
         )
 
     async def _stream(self, given: Any, context: Any) -> Any:

@@ -17,8 +17,8 @@ from harness.targets.fake_model import text_of
 
 
 def conversation_of(items: Sequence[Any]) -> list[Said]:
-    """Responses-format input items as the scripted model reads them (a function call's output
-    as a tool result)."""
+    """Responses-format input items as the scripted model reads them (a function call as a reply
+    with no text that makes that call, its output as a tool result)."""
     said: list[Said] = []
     for item in items:
         kind = item.get("type", "message") if isinstance(item, dict) else None
@@ -28,6 +28,8 @@ def conversation_of(items: Sequence[Any]) -> list[Said]:
             said.append(Reply(text))
         elif role == "user" and text is not None:
             said.append(Prompt(text))
+        elif kind == "function_call":  # a call is an item of its own, after its message
+            said.append(Reply("", (str(item.get("call_id")),)))
         elif kind == "function_call_output":
             output = item.get("output")
             said.append(Results(((str(item.get("call_id")), text_of(output)),)))

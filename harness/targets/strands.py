@@ -277,8 +277,7 @@ class StrandsSession(RebuildingSession):
             return Observation(
                 stop_reason=None,
                 pending=self._still_pending(),
-                error=f"{type(failure).__name__}: {failure}",
-                warnings=tuple(errors.warnings),
+                **errors.observed(f"{type(failure).__name__}: {failure}"),
             )
         finally:
             sdk_logger.removeHandler(errors)
@@ -291,8 +290,7 @@ class StrandsSession(RebuildingSession):
             stop_reason=str(result.stop_reason),
             pending=pending,
             final_answer=text,
-            error=errors.messages[0] if errors.messages else None,
-            warnings=tuple(errors.warnings),
+            **errors.observed(),
         )
 
     def _still_pending(self) -> tuple[PendingInterrupt, ...]:

@@ -51,6 +51,7 @@ from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarge
 from harness.targets.variants_continuation import (
     DropConversationManagerStateTool,
     DropModelStateTool,
+    DropRestoredResultAgent,
     ExposedContinuationTool,
     HistoryAccumulationTool,
     RebuildContextAgent,
@@ -298,6 +299,12 @@ _ALL: Final = (
         "after a resume the results of twin calls of the same sub-agent (one model turn) are "
         "handed back crossed: each call gets the next twin's result",
         agent_class=SwapTwinResultsAgent,
+    ),
+    Variant(
+        "drop-restored-result",
+        "a resumed turn is sent to the model without its last tool result (in the restart-free "
+        "run too: only a check of each request on its own sees it)",
+        agent_class=DropRestoredResultAgent,
     ),
     Variant(
         "truncated-ids",

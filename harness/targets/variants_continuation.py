@@ -193,3 +193,31 @@ class ReplayTurnAgent(Agent):
     ) -> list[JSON] | AgentResult:
         del results_so_far
         return super()._run_tools(work, tool_use_message, [])
+
+
+class DropRestoredResultAgent(Agent):
+    """A restored turn is sent to the model without the last tool result it had parked with.
+
+    Differs from the reference in ``_append`` while a parked turn resumes: of the results the
+    turn obtained before its question (restored with it, ``RESULTS_SO_FAR``), the last is left
+    out of the results message that completes the turn, so the model's next request carries a
+    tool use with no result (the tool is not run again, and the results of the calls that asked
+    all arrive).  The turn is resumed that way with or without a restart in between, so the
+    restart-free control is broken at the same points and D and I6 see nothing: only a check of
+    each request on its own (I16) does.
+    """
+
+    restored = 0  # results the resuming turn had parked with, until its results are appended
+
+    def _loop(self, work: AgentState, *, resuming: bool) -> AgentResult:
+        parked = work.interrupt_state.context.get(RESULTS_SO_FAR, []) if resuming else []
+        self.restored = len(parked)
+        return super()._loop(work, resuming=resuming)
+
+    def _append(self, work: AgentState, message: Message) -> None:
+        content = message.get("content")
+        if self.restored and isinstance(content, list) and len(content) >= self.restored:
+            lost = self.restored - 1  # the last result the turn parked with
+            message = {**message, "content": content[:lost] + content[lost + 1 :]}
+        self.restored = 0  # only the first message a resumed turn appends: its results
+        super()._append(work, message)
