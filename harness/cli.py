@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from harness import __version__, execution
 from harness.commands import (
+    backtest,
     bench,
     check,
     determinism,
@@ -53,7 +54,19 @@ __all__ = [
 ]
 
 # the commands, in the order --help lists them
-COMMANDS = (check, generate, record, run, report, faults, bench, mutate, determinism, targets)
+COMMANDS = (
+    check,
+    generate,
+    record,
+    run,
+    report,
+    faults,
+    bench,
+    mutate,
+    determinism,
+    backtest,
+    targets,
+)
 
 DESCRIPTION = """\
 Check nested (agent-as-tool) interrupt semantics: does a question raised deep in an agent tree
@@ -71,6 +84,7 @@ examples:
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again
+  python -m harness backtest                       upstream bugs on the releases they lived in
   python -m harness targets                        what is installed
 
 reports: check writes reports/conformance.md and reports/conformance.json (with --summary
