@@ -113,7 +113,9 @@ def _locked(path: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def run_in(environment: Path, arguments: list[str], checkout: Path) -> subprocess.CompletedProcess[str]:
+def run_in(
+    environment: Path, arguments: list[str], checkout: Path
+) -> subprocess.CompletedProcess[str]:
     """``python -m harness ARGUMENTS`` in ``environment``, on this checkout's harness."""
     variables = dict(os.environ)
     variables["PYTHONPATH"] = os.pathsep.join(

@@ -91,12 +91,9 @@ class Bug(BaseModel):
                 raise ValueError("last_affected: needed unless the entry is a gap")
         elif self.scenario is not None:
             raise ValueError("gap: a gap has no scenario (the scenario would show it)")
-        if self.first_fixed is not None and self.last_affected is not None:
-            if _key(self.first_fixed) <= _key(self.last_affected):
-                raise ValueError(
-                    f"first_fixed: {self.first_fixed} is not after last_affected "
-                    f"{self.last_affected}"
-                )
+        fixed, affected = self.first_fixed, self.last_affected
+        if fixed is not None and affected is not None and _key(fixed) <= _key(affected):
+            raise ValueError(f"first_fixed: {fixed} is not after last_affected {affected}")
         return self
 
     @property

@@ -102,21 +102,23 @@ def run_release(carrier: Target, task: ReleaseTask) -> ReleaseRun:
         folder = environment(task.sdk, task.release, Path(task.environments))
     except ReleaseUnavailable as problem:
         return ReleaseRun(task.bug, task.release, task.role, "unavailable", (), str(problem))
+    ran = (EXIT_HOLDS, EXIT_VIOLATIONS)  # the exit codes of a run that printed its history
     done = run_in(
         folder, ["run", task.scenario, "--target", task.target, "--json"], Path(task.checkout)
     )
-    if done.returncode not in (EXIT_HOLDS, EXIT_VIOLATIONS):
+    try:
+        document = json.loads(done.stdout) if done.returncode in ran else None
+    except ValueError:  # a run that died before it printed its history
+        document = None
+    if document is None:
         lines = [line for line in (done.stderr or done.stdout).splitlines() if line.strip()]
         why = lines[-1].strip() if lines else f"exit {done.returncode}"
         return ReleaseRun(task.bug, task.release, task.role, "unavailable", (), why)
-    document = json.loads(done.stdout)
     missing = document["history"]["not_applicable"]
     if missing:
         why = f"not applicable on {task.target} {task.release}: needs {', '.join(missing)}"
         return ReleaseRun(task.bug, task.release, task.role, "unavailable", (), why)
-    violated = tuple(
-        sorted(name for name, found in document["verdicts"].items() if found)
-    )
+    violated = tuple(sorted(name for name, found in document["verdicts"].items() if found))
     own = [name for name in task.invariants if name in violated]
     verdict: Verdict = "red" if own else "green"
     note = f"violates {', '.join(own)}" if own else "holds " + ", ".join(task.invariants)
@@ -193,8 +195,10 @@ def run(arguments: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     expressible = [bug for bug in bugs if bug.gap is None]
-    return EXIT_HOLDS if all(caught(bug, by_bug.get(bug.id, [])) for bug in expressible) else (
-        EXIT_VIOLATIONS
+    return (
+        EXIT_HOLDS
+        if all(caught(bug, by_bug.get(bug.id, [])) for bug in expressible)
+        else (EXIT_VIOLATIONS)
     )
 
 
@@ -248,7 +252,10 @@ def backtest_markdown(document: Any) -> str:
             continue
         by_role = {result["role"]: result for result in entry["runs"]}
         cells = []
-        for role, release in (("affected", entry["last_affected"]), ("fixed", entry["first_fixed"])):
+        for role, release in (
+            ("affected", entry["last_affected"]),
+            ("fixed", entry["first_fixed"]),
+        ):
             result = by_role.get(role)
             if release is None:
                 cells.append("open")
