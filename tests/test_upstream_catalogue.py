@@ -88,3 +88,11 @@ def test_a_gap_with_a_scenario_is_refused(tmp_path: Path) -> None:
     path.write_text(GOOD + "gap: the language cannot say it\n", encoding="utf-8")
     with pytest.raises(CatalogueError, match="gap: a gap has no scenario"):
         load_bug(path)
+
+
+def test_the_readme_names_every_gap_among_what_the_harness_cannot_see_yet() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### What the harness cannot see yet", 1)[1].split("\n## ", 1)[0]
+    named = {bug.id for bug in BUGS if f"`{bug.id}`" in section}
+    gaps = {bug.id for bug in BUGS if bug.gap is not None}
+    assert gaps <= named, f"gaps the README does not name: {sorted(gaps - named)}"
