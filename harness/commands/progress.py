@@ -14,14 +14,66 @@ def interactive() -> bool:
 
 
 class Progress:
+    """The progress of ``check``, ``record`` and ``faults`` on a terminal (they make one only
+    there): a bar with the time left when ``rich`` is installed, else a line rewritten in place."""
+
+    def __init__(self) -> None:
+        self._bar: Any = None
+        self._task: Any = None
+
     def __call__(self, done: int, total: int, violations: int) -> None:
-        print(f"\r{done}/{total} scenario runs, {violations} violations", end="", file=sys.stderr)
+        what = f"{violations} violations"
+        if self._bar is None and not self._start(total):
+            print(f"\r{done}/{total} scenario runs, {what}", end="", file=sys.stderr)
+            return
+        self._bar.update(self._task, completed=done, total=total, description=what)
 
     def note(self, text: str) -> None:
-        print(f"\r{text}", end="", file=sys.stderr)
+        if self._bar is not None:
+            self._bar.update(self._task, description=text)
+        else:
+            print(f"\r{text}", end="", file=sys.stderr)
 
     def finish(self) -> None:
-        print(file=sys.stderr)
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+        else:
+            print(file=sys.stderr)
+
+    def _start(self, total: int) -> bool:
+        self._bar = _rich_bar("scenario runs")
+        if self._bar is None:
+            return False
+        self._bar.start()
+        self._task = self._bar.add_task("", total=total)
+        return True
+
+
+def _rich_bar(unit: str) -> Any:
+    """A rich progress bar (done of total, elapsed, time left, a description), or None without
+    the progress extra."""
+    try:
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as RichProgress
+    except ImportError:
+        return None
+    return RichProgress(
+        TextColumn(f"[bold]{unit}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        transient=True,
+    )
 
 
 class Bar:
@@ -37,29 +89,10 @@ class Bar:
 
     def __enter__(self) -> Bar:
         if interactive():
-            try:
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    TextColumn,
-                    TimeElapsedColumn,
-                    TimeRemainingColumn,
-                )
-                from rich.progress import Progress as RichProgress
-            except ImportError:  # the progress extra is not installed: plain lines
-                return self
-            self._bar = RichProgress(
-                TextColumn(f"[bold]{self.unit}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                TextColumn("{task.description}"),
-                transient=True,
-            )
-            self._bar.start()
-            self._task = self._bar.add_task("", total=self.total)
+            self._bar = _rich_bar(self.unit)  # None without the progress extra: plain lines
+            if self._bar is not None:
+                self._bar.start()
+                self._task = self._bar.add_task("", total=self.total)
         return self
 
     def advance(self, what: str) -> None:
