@@ -21,6 +21,7 @@ from collections.abc import Sequence
 
 from harness import __version__, execution
 from harness.commands import (
+    backtest,
     bench,
     bugs,
     check,
@@ -67,6 +68,7 @@ COMMANDS = (
     bench,
     mutate,
     determinism,
+    backtest,
     targets,
 )
 
@@ -87,6 +89,7 @@ examples:
   python -m harness faults --examples strands=200  the fault campaigns (reports/faults.*)
   python -m harness bench                          continuation sizes against the baseline
   python -m harness generate --profile ci          draw the committed ci sample again
+  python -m harness backtest                       upstream bugs on the releases they lived in
   python -m harness targets                        what is installed
   python -m harness repro stale-answer-id --target strands -o repro.py   a standalone script
 

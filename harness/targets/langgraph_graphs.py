@@ -48,7 +48,9 @@ class StopAfterFailure:
         self.failed = False
 
     def guard(self, body: Callable[..., Any]) -> Callable[..., Any]:
-        from langgraph.errors import GraphBubbleUp, GraphInterrupt, is_invalid_resume
+        from langgraph.errors import GraphBubbleUp, GraphInterrupt
+
+        from harness.targets.langgraph_compat import is_invalid_resume
 
         @wraps(body)
         def guarded(*args: Any, **kwargs: Any) -> Any:
