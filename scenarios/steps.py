@@ -52,8 +52,8 @@ class Answer(Strict):
         default_factory=dict,
         description="Root-visible id to `approve` or `deny`, as the target shows ids. Each id "
         "settles exactly the question shown under it (a twin call's question that shares its "
-        "label stays pending). An id not shown as pending at that point is sent as given, and the whole answer must then be "
-        "refused (I14).",
+        "label stays pending). An id not shown as pending at that point is sent as given, and the "
+        "whole answer must then be refused (I14).",
     )
     answer_calls: dict[Name, dict[str, Response]] = Field(
         default_factory=dict,
