@@ -20,7 +20,7 @@ The format::
         explanation: >              # why, for a person (a placeholder is refused)
           ...
         witnesses:
-          - invariant: I2           # the checker id: I1..I15, D, O
+          - invariant: I2           # the checker id: I1..I16, D, O
             step: answer            # the kind of the violation's step: run, answer, restart,
                                     # corrupt, repair, resend, or none (a run-wide violation)
             seen: '^send-mail ran 0 times: approval not delivered$'
