@@ -20,15 +20,21 @@ from harness.targets.adapter import UUID
 
 def conversation_of(contents: Sequence[Any]) -> list[Said]:
     """ADK's request contents as the scripted model reads them: a model turn by its first text
-    (where the marker is), a user turn carrying function responses as tool results, a user's
-    text as a prompt."""
+    (where the marker is) with the ids of the function calls it makes (``""`` where ADK stripped
+    its own), a user turn carrying function responses as tool results, a user's text as a
+    prompt."""
     said: list[Said] = []
     for content in contents:
         parts = list(getattr(content, "parts", None) or ())
         texts = [part.text for part in parts if getattr(part, "text", None)]
         responses = [part.function_response for part in parts if part.function_response]
-        if content.role == "model" and texts:
-            said.append(Reply(texts[0]))
+        uses = tuple(
+            str(part.function_call.id or "")
+            for part in parts
+            if getattr(part, "function_call", None) is not None
+        )
+        if content.role == "model" and (texts or uses):
+            said.append(Reply(texts[0] if texts else "", uses))
         elif responses:
             said.append(
                 Results(
