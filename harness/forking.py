@@ -194,6 +194,7 @@ class ForkServer:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.forks = 0  # the segments started so far
         self.directory = tempfile.TemporaryDirectory(prefix="nested-interrupt-forks-")
         self.address = str(Path(self.directory.name) / "server")
         # what the server and its children write to stderr (an SDK's last-resort log lines): a
@@ -217,7 +218,8 @@ class ForkServer:
             raise ServerFailed(f"the fork server of {name} did not start: {lines[-1]}")
 
     def fork(self) -> Connection:
-        """A new child of the server, connected to this process."""
+        """A new child of the server, connected to this process (``forks`` counts them)."""
+        self.forks += 1
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             connection.connect(self.address)
