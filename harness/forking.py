@@ -52,6 +52,7 @@ from scenarios.model import Agent, Scenario
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 READY: Final = "ready"
+LOGS: Final = ("executions", "requests", "events")  # what a session keeps, append-only
 
 
 class ServerFailed(RuntimeError):
@@ -92,6 +93,10 @@ class ForkedSession:
         self.tree: str | None = None  # the tree of the last deploy, if any, as JSON
         self.workdir = workdir
         self.child: Connection | None = None
+        # the ledger's, the journal's and the events' records handed out so far, and what the
+        # last step added (sent with its reply: one round trip a step, not five)
+        self.seen = {log: 0 for log in LOGS}
+        self.gained: dict[str, tuple[int, Any]] = {}
         error = self._segment(resume=False)
         if error is not None:  # the first start failed: the adapter's, as in-process
             raise SegmentFailed(error)
@@ -102,8 +107,9 @@ class ForkedSession:
         """Fork the next segment's child; the error its start (or rebuild) reported."""
         self._end()
         child = self.fork_server.fork()
-        child.send((self.scenario, self.tree, str(self.workdir), resume))
-        started, error = _reply(child)
+        child.send((self.scenario, self.tree, str(self.workdir), resume, self.seen))
+        started, error, gained = _reply(child)
+        self.gained = gained
         if started:
             self.child = child
         else:  # no session in this segment: nothing until the next restart
@@ -127,21 +133,38 @@ class ForkedSession:
     def _call(self, method: str, *arguments: Any) -> Any:
         if self.child is None:
             return None
-        self.child.send((method, arguments))
+        self.gained = {}
+        self.child.send((method, arguments, None))
         return _reply(self.child)
+
+    def _step(self, method: str, *arguments: Any) -> Any:
+        """``_call``, and what the step added to the logs, and the stores after it."""
+        assert self.child is not None
+        self.child.send((method, arguments, self.seen))
+        value, self.gained = _reply(self.child)
+        return value
+
+    def _log(self, log: str, start: int) -> list[dict[str, Any]]:
+        cached = self.gained.pop(log, None)
+        if cached is not None and cached[0] == start:
+            records: list[dict[str, Any]] = cached[1]
+        else:
+            records = list(self._call(log, start) or [])
+        self.seen[log] = start + len(records)
+        return records
 
     # -- the session's methods ------------------------------------------------------------
 
     def run(self, prompt: str) -> Observation:
         if self.child is None:
             return Observation(stop_reason=None, error=NOT_REBUILT)
-        observation: Observation = self._call("run", prompt)
+        observation: Observation = self._step("run", prompt)
         return observation
 
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         if self.child is None:
             return Observation(stop_reason=None, error=NOT_REBUILT)
-        observation: Observation = self._call("answer", list(responses))
+        observation: Observation = self._step("answer", list(responses))
         return observation
 
     def restart(self) -> str | None:
@@ -161,16 +184,17 @@ class ForkedSession:
         return note
 
     def executions(self, start: int = 0) -> list[dict[str, Any]]:
-        return list(self._call("executions", start) or [])
+        return self._log("executions", start)
 
     def requests(self, start: int = 0) -> list[dict[str, Any]]:
-        return list(self._call("requests", start) or [])
+        return self._log("requests", start)
 
     def events(self, start: int = 0) -> list[dict[str, Any]]:
-        return list(self._call("events", start) or [])
+        return self._log("events", start)
 
     def stored(self) -> Stored:
-        stored: Stored | None = self._call("stored")
+        cached = self.gained.pop("stored", None)
+        stored: Stored | None = cached[1] if cached is not None else self._call("stored")
         return Stored() if stored is None else stored
 
 
@@ -335,7 +359,7 @@ def _child(target: Target, parent: Connection) -> int:
     from harness.runner import _problem
 
     try:
-        scenario_json, tree, workdir, resume = parent.recv()
+        scenario_json, tree, workdir, resume, seen = parent.recv()
         scenario = Scenario.model_validate_json(scenario_json)
         if tree is not None:  # the tree the last deploy brought
             deployed = Agent.model_validate_json(tree)
@@ -345,13 +369,15 @@ def _child(target: Target, parent: Connection) -> int:
                 session: Any = target.start(scenario, Path(workdir))
             error = session.restart() if resume else None
         except Exception as failure:  # a rebuild that fails: the restart's error
-            parent.send(("returned", (False, _failed(failure, resume))))
+            parent.send(("returned", (False, _failed(failure, resume), {})))
             return 0
-        parent.send(("returned", (True, error)))
+        parent.send(("returned", (True, error, _gained(session, seen))))
         while (request := parent.recv()) is not None:
-            method, arguments = request
+            method, arguments, seen = request
             try:
                 value = getattr(session, method)(*arguments)
+                if seen is not None:  # a step: with what it added
+                    value = (value, _gained(session, seen))
             except CorruptionNotApplicable as nothing:  # the runner's to note
                 parent.send(("raised", nothing))
             except Exception as failure:
@@ -364,6 +390,16 @@ def _child(target: Target, parent: Connection) -> int:
         traceback.print_exc()
         return 1
     return 0
+
+
+def _gained(session: Any, seen: dict[str, int]) -> dict[str, tuple[int, Any]]:
+    """What the runner asks after every step, read now: each log's records from what it has
+    seen on, and the stores."""
+    gained: dict[str, tuple[int, Any]] = {
+        log: (seen[log], getattr(session, log)(seen[log])) for log in LOGS
+    }
+    gained["stored"] = (0, session.stored())
+    return gained
 
 
 def _failed(failure: Exception, resume: bool) -> str:
