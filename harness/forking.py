@@ -307,6 +307,7 @@ def serve(name: str, address: str) -> int:
     from harness.targets import registry
 
     target = registry.get(name)
+    _import_what_a_session_imports(target)
     if threading.active_count() > 1:  # a fork would copy the memory, not the threads
         names = ", ".join(sorted(thread.name for thread in threading.enumerate()))
         print(f"building target {name} started threads ({names}): cannot fork", file=sys.stderr)
@@ -340,6 +341,55 @@ def serve(name: str, address: str) -> int:
                 return 0
             if taken in readable and os.read(taken, 1):
                 break  # the spare took a segment: fork the next
+
+
+# what the server's throwaway child runs to learn what a session imports: one nested question,
+# asked and approved, which every target can express
+WARM_UP: Final = {
+    "description": "warm-up",
+    "source": "harness.forking",
+    "tree": {
+        "name": "root",
+        "turns": [[{"tool": "helper", "id": "call-1"}]],
+        "sub_agents": [
+            {
+                "name": "helper",
+                "actions": [{"tool": "act", "label": "act"}],
+                "turns": [[{"tool": "act", "id": "use-1"}]],
+            }
+        ],
+    },
+    "steps": [{"run": "go"}, {"answer": {"act": "approve"}}],
+}
+
+
+def _import_what_a_session_imports(target: Target) -> None:
+    """Import here the modules a session of ``target`` imports as it runs (an SDK imports much
+    lazily), so no segment's process pays for them again.  A throwaway child runs the warm-up
+    scenario and names them; the server only imports them, and never runs a session itself."""
+    import importlib
+
+    with tempfile.TemporaryDirectory(prefix="nested-interrupt-warm-up-") as directory:
+        names = Path(directory) / "modules"
+        pid = os.fork()
+        if pid == 0:
+            os._exit(_warm_up(target, Path(directory), names))
+        os.waitpid(pid, 0)
+        imported = names.read_text(encoding="utf-8").split() if names.exists() else []
+    for module in imported:
+        with contextlib.suppress(Exception):  # one that imports only inside a session
+            importlib.import_module(module)
+
+
+def _warm_up(target: Target, directory: Path, names: Path) -> int:
+    from harness.runner import run_scenario
+    from scenarios.loading import parse_scenario
+
+    before = set(sys.modules)
+    with contextlib.suppress(Exception):
+        run_scenario(target, parse_scenario(WARM_UP, "warm-up"), "warm-up")
+    names.write_text("\n".join(sorted(set(sys.modules) - before)), encoding="utf-8")
+    return 0
 
 
 def _reap() -> None:
