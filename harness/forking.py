@@ -411,13 +411,13 @@ def _child(target: Target, parent: Connection) -> int:
     try:
         scenario_json, tree, workdir, resume, seen = parent.recv()
         scenario = Scenario.model_validate_json(scenario_json)
-        if tree is not None:  # the tree the last deploy brought
-            deployed = Agent.model_validate_json(tree)
-            scenario = scenario.model_copy(update={"tree": deployed})
         try:
             with kept_on_file():
                 session: Any = target.start(scenario, Path(workdir))
-            error = session.restart() if resume else None
+            if tree is not None:  # the last deploy's tree, into the session as in-process
+                error = session.deploy(Agent.model_validate_json(tree))
+            else:
+                error = session.restart() if resume else None
         except Exception as failure:  # a rebuild that fails: the restart's error
             parent.send(("returned", (False, _failed(failure, resume), {})))
             return 0
