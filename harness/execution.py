@@ -32,6 +32,7 @@ from multiprocessing import get_context
 from types import TracebackType
 from typing import Final, TypeVar
 
+from harness.forking import ForkIsolated
 from harness.isolation import ProcessIsolated
 from harness.targets import registry
 from harness.targets.base import Target, TargetInfo
@@ -181,6 +182,8 @@ def rebuilt(reference: TargetRef) -> Target:
         ) from None
     if info.isolation == "process":
         target = ProcessIsolated(info.name, target)
+    elif info.isolation == "fork":
+        target = ForkIsolated(info.name, target)
     if target.info != info:
         differing = next(
             field.name

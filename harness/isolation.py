@@ -2,11 +2,12 @@
 
 This is what a stateless function host does: each invocation starts from nothing but what was
 persisted.  ``ProcessIsolated(name, target)`` wraps any target whose sessions rebuild themselves
-from their work directory (the reference and strands targets do): each step runs
+from their work directory (docs/adapters.md: every shipped target does): each step runs
 ``python -m harness.isolation NAME WORKDIR`` with the step on standard input, which builds the
 target's session from the work directory, performs the one step, and prints what it observed
 together with the ledger, journal, events and stored sizes.  Nothing survives between steps but
-files, so a restart step has nothing left to drop: the step's session is started
+files; a restart step's process starts the session and restarts it, so the rebuild and its error
+are the target's own ``restart()``.  The step's session is started
 ``kept_on_file()`` (``harness.scratch``), so what the fakes record is on file too.
 """
 
@@ -69,7 +70,7 @@ class ProcessSession:
         return _observation(self._call({"op": "answer", "responses": sent})["observation"])
 
     def restart(self) -> str | None:
-        error: str | None = self._call({"op": "start"})["error"]
+        error: str | None = self._call({"op": "restart"})["error"]
         return error
 
     def deploy(self, tree: Agent) -> str | None:
@@ -152,7 +153,9 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
         reply.update(executions=[], requests=[], events=[], stored=asdict(Stored()))
         return reply
     op = request["op"]
-    if op == "run":
+    if op == "restart":  # the session's own rebuild, in a process that has seen only files
+        reply["error"] = session.restart()
+    elif op == "run":
         reply["observation"] = asdict(session.run(request["prompt"]))
     elif op == "answer":
         responses = [

@@ -4,9 +4,10 @@ Every ``bad-*`` target (``harness.targets.variants``) runs on the regression fil
 scenario of the generated ci sample (what ``check --profile ci`` runs; see ``EVERY``), each run
 made once, when a test first needs it; the histories are judged against every findings file in
 ``scenarios/findings/`` as if the variant were that file's target: its regression findings (by
-name and digest) and its classes (on the generated scenarios).  Each variant must still fail with
-a violation no witness matches: an exemption broad enough to excuse a known bug of the reference
-wholesale would excuse a new bug of the SDK the same way.
+name and digest) and its classes (on the generated scenarios).  A variant whose bug only a real
+restart shows (``REAL_RESTART_ONLY``: module state) runs with ``--isolation fork``.  Each variant
+must still fail with a violation no witness matches: an exemption broad enough to excuse a known
+bug of the reference wholesale would excuse a new bug of the SDK the same way.
 
 And each shipped class is shown to reject a look-alike: a violation of a known-bad variant of the
 same invariant, at a step of the same kind, in a generated scenario the class's scenario classes
@@ -31,9 +32,11 @@ from harness.findings import (
     observe,
     read_findings_file,
 )
+from harness.forking import ForkIsolated
 from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import Target
+from harness.targets.variants import REAL_RESTART_ONLY
 from scenarios.classes import classes_of
 from scenarios.loading import load_all, regression_files
 from scenarios.model import Scenario
@@ -81,7 +84,10 @@ class VariantRuns:
                 continue
             if position not in made:
                 if variant not in self._targets:
-                    self._targets[variant] = registry.get(variant)
+                    target = registry.get(variant)
+                    if variant in REAL_RESTART_ONLY:  # its bug is module state: restart for real
+                        target = ForkIsolated(variant, target)
+                    self._targets[variant] = target
                 history = run_scenario(self._targets[variant], scenario, name)
                 made[position] = observe(history, scenario, check(history), generated=generated)
             yield made[position]

@@ -28,9 +28,11 @@ from fakes.model import (
     ToolCall,
 )
 from harness.checkers import check
+from harness.commands.inputs import isolated
 from harness.findings import findings_path
 from harness.history import History
 from harness.runner import run_scenario
+from harness.scratch import kept_on_file
 from harness.targets.openai_agents import OpenAIAgentsTarget, sdk_version
 from harness.targets.openai_agents_model import conversation_of, model_class
 from scenarios.loading import load_scenario, parse_scenario, regression_files
@@ -114,6 +116,32 @@ def test_a_restart_between_question_and_answer_changes_nothing() -> None:
     assert requests == control_requests
     assert history.steps[-1].observed["final_answer"] == "done"
     assert check(history) == []
+
+
+def test_a_session_started_on_a_work_directory_answers_the_run_stored_there(
+    tmp_path: Path,
+) -> None:
+    """What a new process does (``--isolation process``, ``fork``): ``start`` reloads the stored
+    RunState, so the answer finds its run instead of "no interrupted run to answer"."""
+    data = parse_scenario(scenario([{"run": "go"}, {"answer": {"deploy-a": "approve"}}]), "s")
+    with kept_on_file():
+        asked = TARGET.start(data, tmp_path).run("go")
+        resumed = TARGET.start(data, tmp_path)  # another session, from the files alone
+        answered = resumed.answer([(asked.pending[0], "approve")])
+    assert asked.stop_reason == "interrupt"
+    assert answered.error is None
+    assert [entry["action"] for entry in resumed.executions()] == ["deploy-a"]
+
+
+def test_a_run_with_a_new_process_at_every_restart_records_the_in_process_bytes() -> None:
+    """Each stretch between restarts in a process forked for it (``--isolation fork``): the
+    same history, byte for byte (0.24.0 keeps nothing at module level a restart needs)."""
+    steps: list[Any] = [{"run": "go"}, "restart", {"answer": {"deploy-a": "approve"}}]
+    steps += ["restart", {"answer": {"deploy-b": "approve"}}]
+    data = parse_scenario(scenario(steps), "new-process")
+    history = run_scenario(isolated("openai-agents", TARGET, "fork"), data, "new-process")
+    assert ran(history) == ["deploy-a", "deploy-b"]
+    assert history.to_json() == run_scenario(TARGET, data, "new-process").to_json()
 
 
 def test_twin_sub_agents_with_the_same_local_call_id_get_distinct_handles() -> None:

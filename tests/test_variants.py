@@ -18,6 +18,7 @@ import pytest
 import harness
 from harness.campaigns.crashes import crash_campaign
 from harness.checkers import check
+from harness.forking import ForkIsolated
 from harness.history import History
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.runner import run_scenario
@@ -210,8 +211,31 @@ def comparable(history: History) -> dict[str, Any]:
 CAUGHT_BY_CRASHES = {"no-write-ahead": regression("colliding-ids")}
 
 
+# variants whose bug only a restart that is a new process shows (module state): the real restart
+CAUGHT_BY_REAL_RESTARTS = {
+    "process-memory": (
+        regression("nested-approval-survives-a-new-process"),
+        frozenset({"I2", "I3", "I5", "O"}),
+    )
+}
+
+
 def test_every_variant_has_a_catching_scenario() -> None:
-    assert {case.slug for case in CASES} | set(CAUGHT_BY_CRASHES) == set(VARIANTS)
+    caught = {case.slug for case in CASES} | set(CAUGHT_BY_CRASHES) | set(CAUGHT_BY_REAL_RESTARTS)
+    assert caught == set(VARIANTS)
+
+
+@pytest.mark.parametrize("slug", sorted(CAUGHT_BY_REAL_RESTARTS))
+def test_the_variant_is_caught_by_a_real_restart_and_missed_by_an_in_process_one(
+    slug: str,
+) -> None:
+    scenario, fires = CAUGHT_BY_REAL_RESTARTS[slug]
+    variant = VARIANTS[slug]()
+    assert fired(ReferenceTarget(), scenario) == set()
+    assert fired(ForkIsolated("reference", ReferenceTarget()), scenario) == set()
+    assert fired(variant, scenario) == set()  # rebuilt in this process, it remembers
+    seen = fired(ForkIsolated(variant.info.name, variant), scenario)
+    assert fires <= seen, f"{slug} on {scenario[0]}: fired {sorted(seen)}"
 
 
 @pytest.mark.parametrize("slug", sorted(CAUGHT_BY_CRASHES))

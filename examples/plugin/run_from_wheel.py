@@ -84,6 +84,9 @@ def run(temporary: Path) -> None:
     # from here on, nothing of the checkout is importable: only what was installed
     step("check reference", [python, "-m", "harness", "check", "--target", "reference"], empty)
     step(f"check {TARGET}", [python, "-m", "harness", "check", "--target", TARGET], empty)
+    # real restarts, for free: each stretch between restarts in a process of its own
+    forked = [python, "-m", "harness", "check", "--target", TARGET, "--isolation", "fork"]
+    step(f"check {TARGET} --isolation fork", forked, empty)
     listed = step("targets", [python, "-m", "harness", "targets"], empty)
     if not any(line.startswith(f"{TARGET} ") for line in listed.splitlines()):
         raise StepFailed(f"targets: {TARGET} is not listed")

@@ -14,6 +14,7 @@ from pathlib import Path
 from harness import execution
 from harness.findings import FindingsFileError, ReadFindings, read_once
 from harness.findings.search import search_path
+from harness.forking import ForkIsolated
 from harness.isolation import ProcessIsolated
 from harness.targets import registry
 from harness.targets.base import Target
@@ -21,6 +22,9 @@ from scenarios.loading import REGRESSIONS, ScenarioFileError, load_scenario, reg
 from scenarios.model import Scenario
 
 EXIT_HOLDS, EXIT_VIOLATIONS, EXIT_BAD_INPUT, EXIT_ADAPTER_ERROR = 0, 1, 2, 3
+# where a scenario's steps run: this process; each stretch between restarts in a forked process
+# (harness.forking); each step in a fresh interpreter (harness.isolation)
+ISOLATIONS = ("in-process", "fork", "process")
 
 
 class BadInput(Exception):
@@ -50,8 +54,17 @@ def loaded_targets(
         except registry.BrokenTarget as problem:
             broken.append(problem)
             continue
-        targets.append(ProcessIsolated(name, target) if isolation == "process" else target)
+        targets.append(isolated(name, target, isolation))
     return targets, broken
+
+
+def isolated(name: str, target: Target, isolation: str) -> Target:
+    """``target`` (named ``name`` in the registry) with its steps run where ``isolation`` says."""
+    if isolation == "process":
+        return ProcessIsolated(name, target)
+    if isolation == "fork":
+        return ForkIsolated(name, target)
+    return target
 
 
 def scenarios_from(paths: Sequence[Path] | None) -> list[tuple[str, Scenario]]:

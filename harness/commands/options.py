@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
 
 from harness import execution
-from harness.commands.inputs import BadInput
+from harness.commands.inputs import ISOLATIONS, BadInput
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Run: TypeAlias = Callable[[argparse.Namespace], int]
@@ -85,10 +85,12 @@ def execution_options(parser: argparse.ArgumentParser, task: str) -> None:
 def isolation_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--isolation",
-        choices=("in-process", "process"),
+        choices=ISOLATIONS,
         default="in-process",
-        help="process: run every step in a fresh Python process, as a stateless function host "
-        "would (default: in-process)",
+        help="fork: run each stretch of a scenario between restarts in a process forked for it "
+        "from one that imported the SDK once, so a restart forgets all a new process would; "
+        "process: run every step in a fresh Python process, as a stateless function host "
+        "would; in-process: rebuild the objects in this process (default: in-process)",
     )
 
 

@@ -187,6 +187,10 @@ class OpenAIAgentsSession(RebuildingSession):
         }
         self.error: str | None = None
         self.root = self._build()
+        # started in a new process (``--isolation process``, ``fork``), the session picks up
+        # the interrupted run its store holds; one that cannot be loaded is the restart's error
+        # (``restart`` loads it again and says why), and meanwhile there is none to answer
+        self._resume()
 
     # -- building the tree with real SDK objects ------------------------------------------
 
@@ -375,12 +379,18 @@ class OpenAIAgentsSession(RebuildingSession):
         self.public_events.append(json.loads(UUID.sub("<uuid>", text)))
 
     def restart(self) -> str | None:
-        from agents import RunState
-
         self.state = None
         not_rebuilt = super().restart()
         if not_rebuilt is not None:
             return not_rebuilt
+        return self._resume()
+
+    def _resume(self) -> str | None:
+        """Load the interrupted root run the store holds into ``state``, if it holds one; the
+        error, if it cannot be loaded (then none is pending)."""
+        from agents import RunState
+
+        self.state = None
         try:
             stored = self.store.get(STATE_KEY)
             if stored is not None:

@@ -2,11 +2,12 @@
 
 Each variant is the reference target (``harness.targets.reference``) with one piece replaced by a
 subclass that differs from the reference in one place, said in its docstring.  Nothing here
-touches a module global, so variants and the reference run side by side in one process and the
-reference never changes.  They exist to show that the checkers catch each bug the review thread
-describes (``tests/test_variants.py`` names the scenario and the invariants for each), and are
-reachable as ``bad-<slug>`` through ``harness.targets.registry.get`` but never listed by
-``registry.available()``, so a plain ``python -m harness check`` does not run them.
+touches a module global the reference reads (the one variant whose bug is module state keeps it
+in its own module, by session), so variants and the reference run side by side in one process
+and the reference never changes.  They exist to show that the checkers catch each bug the review
+thread describes (``tests/test_variants.py`` names the scenario and the invariants for each),
+and are reachable as ``bad-<slug>`` through ``harness.targets.registry.get`` but never listed
+by ``registry.available()``, so a plain ``python -m harness check`` does not run them.
 
 Where the bug sits:
 
@@ -20,6 +21,8 @@ Where the bug sits:
 * after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
   has.
 * in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
+* in module state (``variants_processes``): parked turns kept where a rebuild in the same
+  process finds them and a new process does not; only a real restart shows it.
 
 This module registers them: a ``VariantTree`` builds the reference tree with those classes in
 place of the reference's, and ``VARIANTS`` names each variant by its slug.
@@ -61,6 +64,7 @@ from harness.targets.variants_continuation import (
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
+from harness.targets.variants_processes import ProcessMemoryTool, forget
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     ForwardToAllTool,
@@ -87,6 +91,8 @@ class Variant:
     agent_class: type[Agent] = Agent
     tool_class: type[SubAgentTool] = SubAgentTool
     write_ahead: bool = True  # False: answers are carried out without marking them first
+    # only a restart that is a new process shows the bug (``--isolation fork``): module state
+    real_restart: bool = False
 
     @property
     def name(self) -> str:
@@ -108,8 +114,10 @@ class VariantTree(Tree):
         emit: EventSink | None = None,
         gate_for: GateFactory | None = None,
         effect_tool: EffectToolFactory | None = None,
+        session: str = "",
     ) -> None:
         self.variant = variant
+        self.session = session  # the session building it (its work directory)
         super().__init__(
             spec,
             model_for=model_for,
@@ -138,7 +146,7 @@ class VariantTree(Tree):
         tool = super()._sub_agent_tool(sub, path)
         if self.variant.tool_class is SubAgentTool:
             return tool
-        return self.variant.tool_class(
+        variant_tool = self.variant.tool_class(
             tool.name,
             tool.build,
             preserve_context=tool.preserve_context,
@@ -147,6 +155,9 @@ class VariantTree(Tree):
             parked_in_session=tool.parked_in_session,
             session_consumed=tool.session_consumed,
         )
+        if isinstance(variant_tool, ProcessMemoryTool):
+            variant_tool.remember(self.session, path)
+        return variant_tool
 
 
 class VariantSession(ReferenceSession):
@@ -154,6 +165,8 @@ class VariantSession(ReferenceSession):
 
     def __init__(self, scenario: Scenario, workdir: Path, variant: Variant) -> None:
         self.variant = variant
+        self.session = str(workdir)
+        forget(self.session)  # nothing of an earlier session under the same name
         super().__init__(scenario, workdir)
 
     def _write_ahead(self, persisted: bytes) -> None:
@@ -170,6 +183,7 @@ class VariantSession(ReferenceSession):
             emit=self.public_events.append,
             gate_for=gate_for,
             effect_tool=self._effect_tool,
+            session=self.session,
         )
 
 
@@ -307,6 +321,14 @@ _ALL: Final = (
         agent_class=DropRestoredResultAgent,
     ),
     Variant(
+        "process-memory",
+        "resumes a parked sub-agent turn only from a map kept in module state (as "
+        "openai-agents did before #2500): a rebuild in the same process finds it, a new process "
+        "ignores the stored continuation and starts the sub-agent over (asks again)",
+        tool_class=ProcessMemoryTool,
+        real_restart=True,
+    ),
+    Variant(
         "truncated-ids",
         "a call's questions go up, and its answers come down, under its call key cut to 64 "
         "characters: two long toolUseIds alike in their first characters share one name",
@@ -319,4 +341,8 @@ VARIANTS: Final[dict[str, Callable[[], Target]]] = {
 }
 KNOWN_BAD: Final[tuple[tuple[str, str], ...]] = tuple(
     (variant.slug, variant.description) for variant in _ALL
+)
+# the variants (by target name) whose bug only a restart that is a new process shows
+REAL_RESTART_ONLY: Final[frozenset[str]] = frozenset(
+    variant.name for variant in _ALL if variant.real_restart
 )

@@ -3,7 +3,9 @@ point; its findings folder through ``nested_interrupt_harness.findings``.
 
 The adapter builds the scenario's agent tree with tinyagents, scripted by the harness's fake
 model, and keeps the root's state (the whole tree's) in the work directory after every step, so a
-restart, or a fresh process (``--isolation process``), rebuilds it from there.
+restart rebuilds it from there, and so does ``start()`` in a new process (``--isolation fork``:
+each stretch between restarts in a process of its own; ``process``: every step), which is all
+a plugin needs for restarts that forget everything a new process would.
 """
 
 from __future__ import annotations
