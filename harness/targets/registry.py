@@ -171,7 +171,14 @@ def available() -> dict[str, Callable[[], Target]]:
 
 
 def _importable(module: str | None) -> bool:
-    return module is None or find_spec(module) is not None
+    """Whether ``module`` can be imported; a dotted name whose parent package is missing (no
+    ``google`` at all, for ``google.adk``) cannot."""
+    if module is None:
+        return True
+    try:
+        return find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def _from_entry_point(load: Callable[[], object]) -> Callable[[], Target]:
