@@ -5,7 +5,6 @@ findings files and, optionally, conformance.json files (for the counts)."""
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from harness.bugs import (
     readme_block,
     replace_block,
 )
-from harness.commands.inputs import EXIT_HOLDS, BadInput
+from harness.commands.inputs import EXIT_HOLDS, BadInput, read_conformance
 from harness.commands.options import Commands, add_command, reports_option
 from harness.findings.search import FindingsFileError
 from harness.report import dumps, write_atomically
@@ -81,14 +80,7 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _conformance(path: Path) -> dict[str, Any]:
     """A conformance.json, refused in one line when it is none."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as failure:
-        raise BadInput(f"{path}: cannot read: {failure.strerror}") from None
-    except ValueError:
-        raise BadInput(f"{path}: not JSON (expected a conformance.json)") from None
-    if not isinstance(document, dict) or not {"targets", "findings"} <= set(document):
-        raise BadInput(f"{path}: not a conformance report (expected targets and findings)")
+    document = read_conformance(path, ("targets", "findings"))
     targets = document["targets"]
     if not isinstance(targets, list) or not all(
         isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("version"), str)

@@ -8,8 +8,10 @@ written.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import json
+from collections.abc import Collection, Sequence
 from pathlib import Path
+from typing import Any
 
 from harness import execution
 from harness.findings import FindingsFileError, ReadFindings, read_once
@@ -138,3 +140,19 @@ def connect(arguments: argparse.Namespace) -> execution.Execution:
         return execution.connect(arguments.workers, arguments.scheduler)
     except execution.Unavailable as problem:
         raise BadInput(str(problem)) from None
+
+
+def read_conformance(path: Path, needed: Collection[str]) -> dict[str, Any]:
+    """A conformance.json with the top-level fields ``needed``, refused in one line when it
+    cannot be read, is not JSON, or is no such report."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as failure:
+        raise BadInput(f"{path}: cannot read: {failure.strerror}") from None
+    except ValueError:
+        raise BadInput(f"{path}: not JSON (expected a conformance.json)") from None
+    if not isinstance(document, dict) or not set(needed) <= set(document):
+        named = list(needed)
+        listed = " and ".join(named) if len(named) == 2 else ", ".join(named)
+        raise BadInput(f"{path}: not a conformance report (expected {listed})")
+    return document

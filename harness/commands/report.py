@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
-from harness.commands.inputs import EXIT_ADAPTER_ERROR, EXIT_HOLDS, EXIT_VIOLATIONS, BadInput
+from harness.commands.inputs import (
+    EXIT_ADAPTER_ERROR,
+    EXIT_HOLDS,
+    EXIT_VIOLATIONS,
+    BadInput,
+    read_conformance,
+)
 from harness.commands.options import Commands, add_command, reports_option, summary_option
 from harness.commands.outputs import write_reports
 from harness.counterexamples import rebased
@@ -31,14 +36,7 @@ def add_parser(commands: Commands) -> None:
 def run(arguments: argparse.Namespace) -> int:
     documents = []
     for path in arguments.files:
-        try:
-            document = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as failure:
-            raise BadInput(f"{path}: cannot read: {failure.strerror}") from None
-        except ValueError:
-            raise BadInput(f"{path}: not JSON (expected a conformance.json)") from None
-        if not isinstance(document, dict) or not {"targets", "cells", "passes"} <= set(document):
-            raise BadInput(f"{path}: not a conformance report (expected targets, cells, passes)")
+        document = read_conformance(path, ("targets", "cells", "passes"))
         files = document.get("counterexamples", {})
         if not _files(files):
             raise BadInput(
