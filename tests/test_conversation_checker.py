@@ -148,12 +148,17 @@ def test_a_result_without_its_use_is_named() -> None:
     ]
 
 
-def test_a_result_moved_past_the_next_reply_is_named_twice() -> None:
-    """A result sent after the next reply answers nothing there, and its use went unanswered."""
+def test_a_result_moved_past_the_next_reply_is_named_once_as_misplaced() -> None:
+    """A result sent after the next reply: one problem (its use's result is misplaced), not a
+    lost result and a stray one; a result lost and another stray stay two problems."""
     late = request(2, prompt(), reply(0, "c1"), reply(1, "c2"), results("c2", "c1"))
     assert seen(well_formed_conversation(history([late]))) == [
+        (0, ANSWERED, "tool use 'c1' of reply 0 of 'go' has its result after reply 1 of 'go'"),
+    ]
+    crossed = request(2, prompt(), reply(0, "c1"), reply(1, "c2"), results("c2", "c9"))
+    assert seen(well_formed_conversation(history([crossed]))) == [
         (0, ANSWERED, "tool use 'c1' of reply 0 of 'go' has no result"),
-        (0, NO_STRAY_RESULT, "a result for 'c1' follows reply 1 of 'go', which did not use it"),
+        (0, NO_STRAY_RESULT, "a result for 'c9' follows reply 1 of 'go', which did not use it"),
     ]
 
 

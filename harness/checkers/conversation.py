@@ -67,8 +67,11 @@ def well_formed_conversation(history: History) -> list[Violation]:
 
 
 def _pairing(shape: list[Any]) -> list[tuple[str, str]]:
-    """What breaks the pairing of tool uses and results in one request: (rule, problem)."""
-    problems: list[tuple[str, str]] = []
+    """What breaks the pairing of tool uses and results in one request: (rule, problem).  A
+    use whose result stands after a later reply instead is one problem, not two (a use with no
+    result, a stray result): the result is misplaced."""
+    unanswered: list[tuple[str, str, int]] = []  # (tool use id, its reply, results it has)
+    strays: list[tuple[str, str]] = []  # (tool use id, the reply its result follows)
     uses: list[str] = []  # the tool uses of the reply the results that follow answer
     results: list[str] = []
     reply = "no reply"  # how the current reply is named
@@ -78,12 +81,10 @@ def _pairing(shape: list[Any]) -> list[tuple[str, str]]:
         wanted, got = Counter(uses), Counter(results)
         for tool_use_id in dict.fromkeys(uses):
             if got[tool_use_id] != wanted[tool_use_id]:
-                count = _results(got[tool_use_id])
-                problems.append((ANSWERED, f"tool use {tool_use_id!r} of {reply} has {count}"))
+                unanswered.append((tool_use_id, reply, got[tool_use_id]))
         for tool_use_id in dict.fromkeys(results):
             if not wanted[tool_use_id]:
-                stray = f"a result for {tool_use_id!r} follows {_no_use(reply)}"
-                problems.append((NO_STRAY_RESULT, stray))
+                strays.append((tool_use_id, reply))
 
     for entry in shape:
         entry = entry if isinstance(entry, dict) else {}
@@ -101,6 +102,23 @@ def _pairing(shape: list[Any]) -> list[tuple[str, str]]:
             settle()
             uses, results, reply = [], [], "the prompt"
     settle()
+    problems: list[tuple[str, str]] = []
+    placed = {tool_use_id: where for tool_use_id, where in strays}
+    for tool_use_id, used_by, count in unanswered:
+        where = placed.pop(tool_use_id, None) if count == 0 else None
+        if where is not None:
+            problems.append(
+                (ANSWERED, f"tool use {tool_use_id!r} of {used_by} has its result after {where}")
+            )
+        else:
+            problems.append(
+                (ANSWERED, f"tool use {tool_use_id!r} of {used_by} has {_results(count)}")
+            )
+    problems += [
+        (NO_STRAY_RESULT, f"a result for {tool_use_id!r} follows {_no_use(where)}")
+        for tool_use_id, where in strays
+        if tool_use_id in placed
+    ]
     return problems
 
 
