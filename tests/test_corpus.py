@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from fakes.corruption import CORRUPTIONS
 from harness.cli import main
 from harness.commands.planning import generated
-from harness.targets import langgraph, openai_agents, registry, strands
+from harness.targets import adk, langgraph, openai_agents, registry, strands
 from harness.targets.base import CAPABILITIES, requirements
 from scenarios import corpus
 from scenarios.classes import classes_of
@@ -314,6 +314,7 @@ def stand_in_versions(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(strands, "sdk_version", lambda: "1.62.0")
     monkeypatch.setattr(langgraph, "sdk_version", lambda: "1.2.24")
     monkeypatch.setattr(openai_agents, "sdk_version", lambda: "0.24.0")
+    monkeypatch.setattr(adk, "sdk_version", lambda: "2.13.0")
 
 
 def test_the_capabilities_generate_knows_are_those_the_targets_declare(
