@@ -279,6 +279,7 @@ class Recorder:
         self.sent: dict[int, list[tuple[PendingInterrupt, Any]]] = {}
         self.seen = (0, 0, 0)
         self.at = 0  # the step being recorded
+        self.judged: dict[int, Expected] = {}  # the oracle's expectation of each step, by index
 
     def steps(self) -> list[StepRecord]:
         return [self.step(index, step) for index, step in enumerate(self.scenario.steps)]
@@ -299,6 +300,7 @@ class Recorder:
             }
             shown = {interrupt_id: questions.get(interrupt_id) for interrupt_id in step.answer_ids}
             expected = self.oracle.step(index, step, shown)
+            self.judged[index] = expected  # before the target acts: a crash may cut it short
             self.sent[index] = answered
             observed = self._observe(self.session.answer(answered), "answer()")
         elif isinstance(step, Resend):

@@ -24,7 +24,7 @@ from harness.runner import Recorder
 from harness.scratch import RUN, scratch_directory
 from harness.targets.base import Target
 from scenarios.model import Answer, Resend, Scenario
-from scenarios.oracle import approvals, expectations
+from scenarios.oracle import expectations
 
 
 @runtime_checkable
@@ -87,8 +87,11 @@ def crash_points(target: Target, scenario: Scenario) -> list[CrashPoint]:
 
 
 def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPoint) -> CrashCase:
-    """``scenario`` on ``target`` with a crash at ``point``, restarted and the answer re-sent."""
-    approved = approvals(expectations(scenario))
+    """``scenario`` on ``target`` with a crash at ``point``, restarted and the answer re-sent.
+    The approvals allowed are the oracle's, step by step as the human answered: an answer by id
+    approves the question shown under that id (``expectations`` alone would take every id of an
+    ``answer_ids`` step as naming no question)."""
+    expected = {index: step.executions for index, step in enumerate(expectations(scenario))}
     crashed, restart_error = False, None
     with scratch_directory(RUN) as workdir:
         session: Any = target.start(scenario, Path(workdir))
@@ -99,6 +102,8 @@ def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPo
             # the process died there (the code under test may have swallowed the crash, too)
             with contextlib.suppress(SimulatedCrash):
                 recorder.step(index, step)
+            if index in recorder.judged:
+                expected[index] = recorder.judged[index].executions
             if session.crashed() is not None:
                 crashed = True
                 session.count_boundaries()  # a new process
@@ -107,6 +112,7 @@ def run_with_crash(target: Target, scenario: Scenario, name: str, point: CrashPo
         ran = Counter(
             str(record["action"]) for record in session.executions() if not is_effect(record)
         )
+    approved = Counter(label for labels in expected.values() for label in labels)
     return CrashCase(name, point, crashed, restart_error, dict(ran), dict(approved))
 
 
