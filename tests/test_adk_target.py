@@ -148,6 +148,12 @@ def test_every_warning_of_a_step_is_kept() -> None:
     assert {w.split("'")[1] for w in dropped} == {"worker", "helper"}
 
 
+PROMPT_LOST = (
+    "I16",
+    "orchestrator/worker's request for turn 1 of 'do your part': its prompt is missing",
+)
+
+
 def test_a_single_turn_sub_agents_confirmation_reaches_the_root_and_survives_a_restart() -> None:
     history = run(
         "single-turn", nested([{"run": "go"}, "restart", {"answer": {"deploy-a": "approve"}}])
@@ -159,7 +165,9 @@ def test_a_single_turn_sub_agents_confirmation_reaches_the_root_and_survives_a_r
     assert [(e["action"], e["agent"]) for e in last.executions] == [
         ("deploy-a", "orchestrator/worker")
     ]
-    assert check(history) == []
+    # the one thing wrong: the resumed sub-agent's request lacks its prompt (a recorded bug,
+    # adk-single-turn-resumed-sub-agent-loses-its-prompt)
+    assert [(v.invariant, v.seen) for v in check(history)] == [PROMPT_LOST]
 
 
 def test_an_answer_with_nothing_pending_is_refused_and_resumes_nothing() -> None:
@@ -214,7 +222,8 @@ def test_a_step_in_a_fresh_process_sees_what_one_process_sees() -> None:
     assert [s.observed for s in isolated.steps] == [s.observed for s in in_process.steps]
     assert [s.requests for s in isolated.steps] == [s.requests for s in in_process.steps]
     assert ran(isolated) == ran(in_process) == ["deploy-a"]
-    assert check(isolated) == check(in_process) == []
+    assert check(isolated) == check(in_process)
+    assert [(v.invariant, v.seen) for v in check(in_process)] == [PROMPT_LOST]
 
 
 def test_a_call_sent_without_an_id_is_recorded_under_the_same_id_on_every_run() -> None:
