@@ -11,14 +11,25 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # a framework target's tests need that framework; its own tox environment installs it and runs
-# them (``tox -e langgraph``, ``tox -e openai-agents``), other environments do not collect them
+# them (``tox -e langgraph``, ``tox -e openai-agents``, ``tox -e adk``), other environments do not collect them
 FRAMEWORK_TESTS = {
     "tests/test_langgraph_target.py": "langgraph",
     "tests/test_openai_agents_target.py": "agents",
+    "tests/test_adk_target.py": "google.adk",
 }
 # the tests that start a Dask cluster need the dask extra (tox -e dask): collected only there
 OPTIONAL_TESTS = {**FRAMEWORK_TESTS, "tests/test_cluster.py": "distributed"}
-collect_ignore = [path for path, module in OPTIONAL_TESTS.items() if find_spec(module) is None]
+
+
+def _missing(module: str) -> bool:
+    """Whether ``module`` cannot be imported (a dotted name whose parent is missing too)."""
+    try:
+        return find_spec(module) is None
+    except ModuleNotFoundError:
+        return True
+
+
+collect_ignore = [path for path, module in OPTIONAL_TESTS.items() if _missing(module)]
 
 
 # Python starts a full collection each time its long-lived heap grows by a quarter, and scans all
