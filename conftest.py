@@ -11,7 +11,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # a framework target's tests need that framework; its own tox environment installs it and runs
-# them (``tox -e langgraph``, ``tox -e openai-agents``, ``tox -e adk``), other environments do not collect them
+# them (``tox -e langgraph``, ``tox -e openai-agents``, ``tox -e adk``), other environments do not
+# collect them
 FRAMEWORK_TESTS = {
     "tests/test_langgraph_target.py": "langgraph",
     "tests/test_openai_agents_target.py": "agents",
