@@ -47,7 +47,14 @@ from typing import Any, Final
 
 from harness.scratch import kept_on_file
 from harness.targets.adapter import NOT_REBUILT
-from harness.targets.base import Observation, PendingInterrupt, Stored, Target, TargetInfo
+from harness.targets.base import (
+    Observation,
+    PendingInterrupt,
+    SaidAlready,
+    Stored,
+    Target,
+    TargetInfo,
+)
 from scenarios.model import Agent, Scenario
 
 ROOT: Final = Path(__file__).resolve().parent.parent
@@ -59,7 +66,7 @@ class ServerFailed(RuntimeError):
     """The fork server could not start or stopped answering (a harness bug, never hidden)."""
 
 
-class SegmentFailed(RuntimeError):
+class SegmentFailed(SaidAlready):
     """A session call raised in the segment's process: ``problem`` is the one line the runner
     shows for it (the exception and the innermost frame it came from)."""
 
@@ -86,6 +93,8 @@ class ForkIsolated:
 
 class ForkedSession:
     """The harness's side of a session whose current segment runs in a forked child."""
+
+    ends_its_process = True  # the runner closes it when a run ends (harness.runner)
 
     def __init__(self, fork_server: ForkServer, scenario: Scenario, workdir: Path) -> None:
         self.fork_server = fork_server

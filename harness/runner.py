@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from fakes.corruption import CorruptionNotApplicable
-from harness.forking import ForkedSession, SegmentFailed
 from harness.history import History, StepRecord
 from harness.scratch import RUN, scratch_directory
 from harness.targets.base import (
     Observation,
     PendingInterrupt,
+    SaidAlready,
     Session,
     Target,
     missing_capabilities,
@@ -249,14 +249,14 @@ def _record(
                 control,
             ) from failure
         finally:  # a session whose segment runs in a process of its own ends it here
-            if recorder is not None and isinstance(recorder.session, ForkedSession):
-                recorder.session.close()
+            if recorder is not None and getattr(recorder.session, "ends_its_process", False):
+                recorder.session.close()  # type: ignore[attr-defined]
 
 
 def _problem(failure: Exception) -> str:
     """What the adapter did, in one line: the exception and the innermost frame it came from
     (file name and line, no directory: the report holds no paths)."""
-    if isinstance(failure, ContractBroken | SegmentFailed):  # said already, in its own process
+    if isinstance(failure, ContractBroken | SaidAlready):  # worded already (another process)
         return str(failure)
     lines = str(failure).strip().splitlines()
     text = f"{type(failure).__name__}: {lines[-1]}" if lines else type(failure).__name__

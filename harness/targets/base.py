@@ -54,6 +54,11 @@ CAPABILITIES = {
 }
 
 
+class SaidAlready(RuntimeError):
+    """A failure whose message is already the one line a report shows for it (worded where it
+    happened, in another process): the runner shows it as it is."""
+
+
 @dataclass(frozen=True)
 class PendingInterrupt:
     """A question as the root shows it to the human."""
