@@ -11,14 +11,16 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pytest
 import yaml
 
+from harness import repro
 from harness.cli import main
-from harness.repro import HOOKS, NotExpressible, plan_of, reproducer, symptom_of
+from harness.repro import HOOKS, Hook, NotExpressible, plan_of, reproducer, symptom_of
 from harness.repro.literals import WIDTH, literal
 from harness.repro.sources import findings_files
 from harness.repro.templates import select
@@ -154,12 +156,65 @@ def test_script_exits_0_where_nothing_is_wrong(target: str, tmp_path: Path) -> N
     assert "[1] restart" in ran.stdout
 
 
+@pytest.mark.parametrize("target", ["reference", "adk", "adk-single-turn"])
 def test_a_target_without_the_hook_is_refused_in_one_line(
-    capsys: pytest.CaptureFixture[str],
+    target: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["repro", "stale-answer-id", "--target", "reference"]) == 2
+    assert main(["repro", "stale-answer-id", "--target", target]) == 2
     err = capsys.readouterr().err
-    assert err == "--target reference: no reproducer hook\n"
+    assert err == f"--target {target}: no reproducer hook\n"
+
+
+class PluginEntryPoint:
+    """What ``importlib.metadata.entry_points`` yields for a plugin's repro hook."""
+
+    def __init__(self, value: str, loads: Callable[[], object]) -> None:
+        self.name, self.value, self.load = "toy", value, loads
+
+
+def plugin(monkeypatch: pytest.MonkeyPatch, value: str, loads: Callable[[], object]) -> None:
+    def found(group: str, name: str) -> list[PluginEntryPoint]:
+        assert group == "nested_interrupt_harness.repro"
+        return [PluginEntryPoint(value, loads)] if name == "toy" else []
+
+    monkeypatch.setattr(repro, "entry_points", found)
+
+
+def test_a_plugins_hook_is_found_by_its_targets_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A plugin's section in the script: the strands one under another name stands in for it."""
+    toy = Hook("strands-agents", HOOKS["strands"].imports, HOOKS["strands"].section)
+    plugin(monkeypatch, "toy_package.repro:HOOK", lambda: toy)
+    out = tmp_path / "repro.py"
+    assert main(["repro", "stale-answer-id", "--target", "toy", "-o", str(out)]) == 0
+    assert "def advance(root: Agent" in out.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("loaded", "said"),
+    [
+        (ModuleNotFoundError("No module named 'toy_package'"), "ModuleNotFoundError: No module"),
+        ({"not": "a hook"}, "expected a harness.repro.Hook"),
+    ],
+)
+def test_a_plugins_hook_that_cannot_be_used_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    loaded: object,
+    said: str,
+) -> None:
+    def loads() -> object:
+        if isinstance(loaded, Exception):
+            raise loaded
+        return loaded
+
+    plugin(monkeypatch, "toy_package.repro:HOOK", loads)
+    assert main(["repro", "stale-answer-id", "--target", "toy"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--target toy: repro entry point 'toy' (toy_package.repro:HOOK): ")
+    assert said in err
+    assert err.count("\n") == 1
 
 
 def test_a_scenario_no_template_expresses_is_refused_in_one_line(

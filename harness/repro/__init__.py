@@ -6,6 +6,10 @@ The script holds the plan's literals (``harness.repro.plan``: the tree, the step
 oracle says each step must show), the SDK's section (``harness.repro.strands``, ...) and the
 shared steps and checks (``harness.repro.templates``).  It exits 1 while any check fails, 0 once
 every one holds.  A target without a section has no reproducer hook: ``NoHook``.
+
+A plugin gives its target a hook without a fork: a ``Hook`` under the entry-point group
+``nested_interrupt_harness.repro``, named as its target (docs/adapters.md, "A reproducer hook");
+the example plugin's is ``examples/plugin/src/tinyagents/harness_repro.py``.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, entry_points, version
 from typing import Any, Final
 
 from harness.repro import langgraph, openai_agents, strands, templates
@@ -22,12 +26,29 @@ from harness.repro.plan import NotExpressible, Plan, plan_of, symptom_of
 from harness.repro.sources import findings_files
 from scenarios.model import Agent, Scenario
 
-__all__ = ["HOOKS", "NoHook", "NotExpressible", "Plan", "plan_of", "reproducer", "symptom_of"]
+__all__ = [
+    "HOOKS",
+    "Hook",
+    "NoHook",
+    "NotExpressible",
+    "Plan",
+    "hook_for",
+    "plan_of",
+    "reproducer",
+    "symptom_of",
+]
 
 
 @dataclass(frozen=True)
 class Hook:
-    """A target's reproducer hook: its SDK's distribution, the script's imports, its section."""
+    """A target's reproducer hook: its SDK's distribution, the script's imports, its section.
+
+    The section defines ``build(store)`` (the whole tree, restored from what the SDK stored in
+    the directory ``store``, if anything) and ``advance(app, given)`` (one run, ``given`` the
+    prompt, or one answer, ``given`` a list of ``(interrupt id, response)``), which returns
+    ``(stop reason or None on a failure, [Pending], final answer, error, public events)``; its
+    scripted model asks ``next_turn(agent, path, said)`` for its turn (``harness.repro.templates``).
+    """
 
     distribution: str
     imports: str
@@ -69,7 +90,29 @@ HOOKS: Final = {
 
 
 class NoHook(LookupError):
-    """The target has no reproducer template."""
+    """The target has no reproducer template (or a plugin's cannot be loaded): one line."""
+
+
+ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.repro"
+
+
+def hook_for(target: str) -> Hook:
+    """``target``'s hook: a built-in one, else the one a plugin declares under
+    ``ENTRY_POINT_GROUP`` by the target's name (raises ``NoHook`` in one line)."""
+    if target in HOOKS:
+        return HOOKS[target]
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP, name=target):
+        where = f"repro entry point {entry_point.name!r} ({entry_point.value})"
+        try:
+            hook = entry_point.load()
+        except Exception as failure:  # a plugin's import error is its one line, never a traceback
+            raise NoHook(
+                f"--target {target}: {where}: {type(failure).__name__}: {failure}"
+            ) from None
+        if not isinstance(hook, Hook):
+            raise NoHook(f"--target {target}: {where}: expected a harness.repro.Hook")
+        return hook
+    raise NoHook(f"--target {target}: no reproducer hook")
 
 
 def newest_findings(target: str) -> str:
@@ -91,9 +134,7 @@ def reproducer(
 ) -> str:
     """The script reproducing ``scenario`` on ``target``'s SDK (raises ``NoHook``,
     ``NotExpressible``)."""
-    section = HOOKS.get(target)
-    if section is None:
-        raise NoHook(f"--target {target}: no reproducer hook (those with one: {sorted(HOOKS)})")
+    section = hook_for(target)
     plan = plan_of(name, scenario, symptom or symptom_of(scenario), section.cannot)
     sdk = section.distribution
     release = release or release_of(sdk, newest_findings(target))
