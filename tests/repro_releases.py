@@ -29,11 +29,14 @@ BUGS = [bug for bug in catalogue() if bug.gap is None and bug.scenario is not No
 
 
 def script_of(bug: Bug, release: str) -> str | None:
-    """The reproducer of ``bug``'s regression file on its target, written against ``release``
-    (None where no reproducer expresses the file)."""
+    """The reproducer of ``bug``'s regression file on its target, written against ``release``,
+    checking what the bug breaks: the privacy check only for a bug of I8, as the backtest judges
+    a release by the bug's own invariants (None where no reproducer expresses the file)."""
     path = ROOT / str(bug.scenario)
     try:
-        return reproducer(bug.target, path.stem, load_scenario(path), bug.symptom, release)
+        scenario = load_scenario(path)
+        own = frozenset(bug.invariants)
+        return reproducer(bug.target, path.stem, scenario, bug.symptom, release, own)
     except NotExpressible:
         return None
 
