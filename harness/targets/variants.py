@@ -352,8 +352,8 @@ _ALL: Final = (
     ),
     Variant(
         "retry-continues-parked",
-        "a retry of a call whose first attempt parked a turn continues the first attempt's "
-        "finished sub-agent instead of starting anew: it does not ask again",
+        "the sub-agent restored from a stored turn is kept under the call's toolUseId: a retry "
+        "of a call whose first attempt was restored continues that finished turn",
         tool_class=RetryContinuesParkedTool,
     ),
     Variant(

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 from unicodedata import normalize
 
 from fakes.protected import APPROVE
-from harness.reference.agent import Agent, AgentResult, ToolCall, ToolOutcome
+from harness.reference.agent import Agent, ToolCall, ToolOutcome
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.continuation import ContinuationError
 from harness.reference.naming import (
@@ -59,31 +59,29 @@ def _turn_and_id(outer: str) -> tuple[str, str]:
 
 
 class RetryContinuesParkedTool(SubAgentTool):
-    """Keeps an ephemeral sub-agent that resumed a parked turn, once it finished, under its
-    call's toolUseId, and hands it to the next call under that toolUseId in the same turn: a
-    retry of the call continues the first attempt's sub-agent (its history, its answered
-    questions) instead of starting anew, so it does not ask again.  A call that never parked
-    leaves nothing behind, so only a retry after a parked turn shows it.  Differs from the
-    reference in ``_sub_agent_for`` and ``_outcome``."""
+    """Keeps the sub-agent it restored from a stored turn (restored in ``prepare``, to be resumed
+    in ``run`` without restoring it twice) under the call's toolUseId instead of the call key,
+    and never drops it: a retry of that call, under the same toolUseId, is handed the first
+    attempt's restored sub-agent, finished by then, and continues its history instead of
+    starting anew.  Only a first attempt that parked, was restored from storage (a restart
+    between its question and its answer) and then retried shows it; a turn resumed in memory
+    is never kept.  Differs from the reference in ``_sub_agent_for`` only."""
 
-    def __init__(self, name: str, build: Callable[[], Agent], **options: object) -> None:
-        super().__init__(name, build, **options)  # type: ignore[arg-type]
-        self.finished: dict[tuple[str, str], Agent] = {}
+    def __init__(self, name: str, build: Callable[[], Agent], **options: Any) -> None:
+        super().__init__(name, build, **options)
+        self.restored: dict[tuple[str, str], Agent] = {}
 
     def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
-        kept = (
-            None if owned or self.live is not None else self.finished.pop(_turn_and_id(outer), None)
-        )
-        return kept if kept is not None else super()._sub_agent_for(caller, outer, owned=owned)
-
-    def _outcome(
-        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
-    ) -> ToolOutcome:
-        resumed = self.owns(caller, outer)
-        outcome = super()._outcome(caller, outer, sub_agent, result)
-        if resumed and result.stop_reason == "end_turn" and sub_agent is not self.live:
-            self.finished[_turn_and_id(outer)] = sub_agent
-        return outcome
+        key = _turn_and_id(outer)
+        if self.live is not None:
+            return super()._sub_agent_for(caller, outer, owned=owned)
+        if key in self.restored:
+            return self.restored[key]
+        in_memory = self.parked.get(outer, (None, None))[1]
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if owned and sub_agent is not in_memory:
+            self.restored[key] = sub_agent
+        return sub_agent
 
 
 class RefusedRestoreKeepsOneAgent(Agent):
