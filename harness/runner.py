@@ -291,6 +291,10 @@ class Recorder:
         if isinstance(step, Run):
             expected = self.oracle.step(index, step)
             observed = self._observe(self.session.run(step.run), "run()")
+        elif isinstance(step, Answer) and step.resume is not None:
+            expected = self.oracle.step(index, step)
+            self.judged[index] = expected  # before the target acts: a crash may cut it short
+            observed = self._observe(self.session.resume(step.resume), "resume()")
         elif isinstance(step, Answer):
             answered = self._responses(step)
             questions = {

@@ -169,7 +169,7 @@ class Scenario(Strict):
       a label the same step also answers by label, no prompt, or a prompt no call that can ask
       that action is given;
     - a repair has no corruption before it;
-    - a resend names a step that is not an earlier answer;
+    - a resend names a step that is not an earlier answer, or one without an id (`resume`);
     - an agent's `prompts` names a prompt it is never given (no run step gives it to the
       root, no call of its parent gives it to a sub-agent);
     - a corruption's `which` asks for more stored continuations than the steps so far leave
@@ -257,6 +257,11 @@ class Scenario(Strict):
                 raise FieldError(
                     ("steps", index, "resend"), f"step {step.resend} is not an earlier answer"
                 )
+            if isinstance(step, Resend) and _resumes(self.steps[step.resend]):
+                raise FieldError(
+                    ("steps", index, "resend"),
+                    f"step {step.resend} is an answer without an id: give it again as a step",
+                )
         for position, index in enumerate((self.expect and self.expect.errors) or ()):
             if index >= len(self.steps):
                 raise FieldError(
@@ -296,6 +301,11 @@ class Scenario(Strict):
             errors = tuple(renumber[index] for index in self.expect.errors if index in renumber)
             update["expect"] = self.expect.model_copy(update={"errors": errors})
         return self.model_copy(update=update)
+
+
+def _resumes(step: Step) -> bool:
+    """Whether ``step`` is an answer without an id (``resume``)."""
+    return isinstance(step, Answer) and step.resume is not None
 
 
 def _prompts_given(agent: Agent, given: set[str], where: tuple[str | int, ...]) -> None:

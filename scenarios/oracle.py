@@ -35,6 +35,9 @@ Semantics it encodes, each straight from docs/invariants.md:
   one already answered: a re-sent answer that was carried out) must be refused loudly and
   change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
   questions still pending;
+* an answer without an id (``resume``) answers the one pending question; with several pending
+  it names none of them, so it is refused loudly and changes nothing, the whole step (I14): an
+  SDK may not guess which question it meant, nor take it for all of them;
 * a deploy (a restart with a changed tree) keeps every parked call whose tool its agent still
   has, under the same path (an action's tool, a sub-agent's name, all the way up): its
   question is answered as before, and the agents play the new tree's scripts from where they
@@ -234,6 +237,8 @@ class Oracle:
         self.acted = []
         if isinstance(step, Run):
             return self._run(step.run)
+        if isinstance(step, Answer) and step.resume is not None:
+            return self._resume(index, step.resume)
         if isinstance(step, Answer):
             given: Given = {label: response for label, response in step.answer.items()}
             for action, by_prompt in step.answer_calls.items():
@@ -290,6 +295,20 @@ class Oracle:
         return self._expect(
             [], error="required", stop_reason=None, unknown_answer=True, cause=cause
         )
+
+    def _resume(self, index: int, response: str) -> Expected:
+        """An answer without an id: it names the one pending question, so it answers it; with
+        several pending it names none of them, so it is refused, the whole step (I14)."""
+        asking = [] if self.root is None or self.root.finished else self._asking(self.root)
+        if len(asking) > 1:
+            self.unknown.add(index)
+            return self._refuse_unknown(
+                f"it is one answer without an id while {len(asking)} questions are pending: "
+                "it names none of them"
+            )
+        answers = Answers(own=[(call, response) for call in asking])
+        self.answers_given[index] = answers
+        return self._answer(index, answers)
 
     def _asked(self, question: ShownQuestion, taken: list[ActionCall]) -> ActionCall | None:
         """The call still asking ``question`` (label, and prompt where it names one), the first

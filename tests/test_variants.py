@@ -180,6 +180,18 @@ CASES = (
     Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
     Case("retry-reuses-ids", regression("retried-gated-call"), frozenset({"I3", "O"})),
     Case("truncated-ids", regression("adversarial-ids"), frozenset({"I1", "I2", "I3", "I4"})),
+    # an answer without an id while two questions are pending: refused by the reference, taken
+    # for both by the variant; a lone question answered so runs on both
+    Case(
+        "one-answer-for-all",
+        regression("resume-without-id-two-pending"),
+        frozenset({"I14", "O"}),
+    ),
+    Case(
+        "one-answer-for-all",
+        regression("upstream-langgraph-8579"),
+        frozenset({"I14", "O"}),
+    ),
     # a restored turn sent without the lookup result it parked with, in the control run too:
     # only I16, judging each request on its own, sees it
     Case(
@@ -337,3 +349,14 @@ def test_running_variants_leaves_the_reference_unchanged() -> None:
     for build in VARIANTS.values():
         run_scenario(build(), scenario, name)
     assert comparable(run_scenario(ReferenceTarget(), scenario, name)) == before
+
+
+def test_an_answer_without_an_id_for_every_question_is_caught_only_where_a_step_has_one() -> None:
+    """The variant differs from the reference in an answer without an id alone: every regression
+    file without a `resume:` step holds on it, so only the new language catches it."""
+    variant = VARIANTS["one-answer-for-all"]()
+    for path in regression_files():
+        scenario = load_scenario(path)
+        resumes = any(getattr(step, "resume", None) is not None for step in scenario.steps)
+        if not resumes:
+            assert fired(variant, (path.stem, scenario)) == set(), path.stem

@@ -77,6 +77,10 @@ class SubAgentSpec:
     retry: RetryPolicy | None = None  # its caller's hook retries each call of it
 
 
+class AmbiguousAnswerError(AgentError):
+    """One answer without an id, while several questions are pending: it names none of them."""
+
+
 class InDoubtError(AgentError):
     """These answers were being carried out when the process stopped: not carried out again."""
 
@@ -130,6 +134,24 @@ class Tree:
         result = self.root.resume(responses)
         self.in_flight = before
         return result
+
+    def resume_one(self, response: JSON, write_ahead: Callable[[bytes], None]) -> AgentResult:
+        """Resume the root with one answer not keyed by any id: it answers the one question the
+        root shows as pending.  With several pending it names none of them, so it is refused
+        (``AmbiguousAnswerError``) and nothing changes; with none pending the root's own
+        refusal of a resume stands."""
+        pending = [interrupt.id for interrupt in self.root.state.interrupt_state.pending]
+        return self.resume(dict.fromkeys(self.answered_by_one(pending), response), write_ahead)
+
+    def answered_by_one(self, pending: list[str]) -> list[str]:
+        """The pending ids (root-visible, in the order shown) an answer without an id answers:
+        the only one; several pending, it names none of them (I14)."""
+        if len(pending) > 1:
+            raise AmbiguousAnswerError(
+                f"one answer without an id, and {len(pending)} questions are pending: "
+                "answer each by its id"
+            )
+        return pending
 
     def persist(self) -> bytes:
         """Canonical JSON of everything that survives a restart (views suffice: it is bytes)."""

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from scenarios.corruptions import CORRUPTION_CAPABILITY
-from scenarios.model import Agent, Corrupt, Repair, Restart, Scenario
+from scenarios.model import Agent, Answer, Corrupt, Repair, Restart, Scenario
 
 # What a scenario may need; each target says which it can express.  Each meaning completes "the
 # target can ...": the one source of what a capability means (``python -m harness targets
@@ -51,6 +51,8 @@ CAPABILITIES = {
     "the stored state into them",
     "retries": "retry a tool call from an after-tool-call hook (after its error or its result), "
     "each attempt a new call that asks again",
+    "scalar_resume": "resume with one answer not keyed by any interrupt id (as LangGraph's "
+    "Command(resume=value)), for the one pending question",
 }
 
 
@@ -110,6 +112,11 @@ class Session(Protocol):
         """Drop every object and rebuild from persisted data with the agents of ``tree``, a
         changed tree (a restart's ``tree``: only asked of a target claiming ``changed_tree``);
         the error, if rebuilding failed."""
+
+    def resume(self, response: Any) -> Observation:
+        """Resume with one answer not keyed by any id, as the SDK takes one (only asked of a
+        target claiming ``scalar_resume``): the SDK decides which pending question it answers,
+        or refuses it."""
 
     def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
         """Damage the ``which``-th stored continuation (not yet reloaded); say what was done.
@@ -196,6 +203,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("corruption")
         if isinstance(step, Restart) and step.tree is not None:
             needed.add("changed_tree")
+        if isinstance(step, Answer) and step.resume is not None:
+            needed.add("scalar_resume")
     return needed
 
 

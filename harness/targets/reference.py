@@ -327,6 +327,9 @@ class ReferenceSession(RecordedSession):
         by_id = {pending.id: response for pending, response in responses}
         return self._step(lambda tree: tree.resume(by_id, self._write_ahead))
 
+    def resume(self, response: Any) -> Observation:
+        return self._step(lambda tree: tree.resume_one(response, self._write_ahead))
+
     def _write_ahead(self, persisted: bytes) -> None:
         self.store.put(TREE_KEY, persisted)
 

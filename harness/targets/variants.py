@@ -21,6 +21,8 @@ Where the bug sits:
 * after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
   has.
 * in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
+* in the root's answer without an id (``one_answer_for_all``, here): which pending questions
+  it answers.
 * in module state (``variants_processes``): parked turns kept where a rebuild in the same
   process finds them and a new process does not; only a real restart shows it.
 
@@ -93,6 +95,8 @@ class Variant:
     write_ahead: bool = True  # False: answers are carried out without marking them first
     # only a restart that is a new process shows the bug (``--isolation fork``): module state
     real_restart: bool = False
+    # an answer without an id (``resume``) answers every pending question, not only a lone one
+    one_answer_for_all: bool = False
 
     @property
     def name(self) -> str:
@@ -127,6 +131,11 @@ class VariantTree(Tree):
             gate_for=gate_for,
             effect_tool=effect_tool,
         )
+
+    def answered_by_one(self, pending: list[str]) -> list[str]:
+        if self.variant.one_answer_for_all:
+            return pending  # several pending: each of them takes the one answer
+        return super().answered_by_one(pending)
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
         agent = super()._build(spec, path, state)
@@ -327,6 +336,12 @@ _ALL: Final = (
         "ignores the stored continuation and starts the sub-agent over (asks again)",
         tool_class=ProcessMemoryTool,
         real_restart=True,
+    ),
+    Variant(
+        "one-answer-for-all",
+        "an answer without an id (a scalar resume) is taken as the answer to every pending "
+        "question, as LangGraph did within one subgraph task before 1.2.13 (#8579)",
+        one_answer_for_all=True,
     ),
     Variant(
         "truncated-ids",
