@@ -30,6 +30,7 @@ from harness.targets.base import (
     Session,
     Target,
     missing_capabilities,
+    resume_without_id,
 )
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Expected, Oracle
@@ -294,7 +295,8 @@ class Recorder:
         elif isinstance(step, Answer) and step.resume is not None:
             expected = self.oracle.step(index, step)
             self.judged[index] = expected  # before the target acts: a crash may cut it short
-            observed = self._observe(self.session.resume(step.resume), "resume()")
+            resumed = resume_without_id(self.session, step.resume)
+            observed = self._observe(resumed, "resume()")
         elif isinstance(step, Answer):
             answered = self._responses(step)
             questions = {

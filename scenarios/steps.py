@@ -181,7 +181,7 @@ TaggedStep = Annotated[
     Discriminator(
         _step_kind,
         custom_error_type="step_kind",
-        custom_error_message="a step is one of run, answer, answer_ids, answer_calls, resume, restart, "
-        "corrupt, repair, resend",
+        custom_error_message="a step is one of run, answer, answer_ids, answer_calls, resume, "
+        "restart, corrupt, repair, resend",
     ),
 ]

@@ -553,7 +553,8 @@ def test_an_answer_without_an_id_while_two_are_pending_is_refused_and_changes_no
     assert refused.error == "required"
     assert refused.executions == ()
     assert refused.pending == (("A", 1), ("B", 1))
-    assert refused.failure_cause is not None and "2 questions are pending" in refused.failure_cause
+    assert refused.failure_cause is not None
+    assert "2 questions are pending" in refused.failure_cause
     assert answered.executions == ("B",)
 
 

@@ -104,6 +104,8 @@ NOT_SUPPORTED: Final = {
     "continuation_bytes": "the same: stored events are not measured per sub-agent",
     "retries": "no callback runs a tool call again after its result or error "
     "(after_tool_callback can only replace the result)",
+    "scalar_resume": "a confirmation is a FunctionResponse naming the id of the confirmation "
+    "request it answers; ADK has no answer that names none",
 }
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - set(NOT_SUPPORTED)
 

@@ -113,11 +113,6 @@ class Session(Protocol):
         changed tree (a restart's ``tree``: only asked of a target claiming ``changed_tree``);
         the error, if rebuilding failed."""
 
-    def resume(self, response: Any) -> Observation:
-        """Resume with one answer not keyed by any id, as the SDK takes one (only asked of a
-        target claiming ``scalar_resume``): the SDK decides which pending question it answers,
-        or refuses it."""
-
     def corrupt(self, corruption: str, which: int, pick: int = 0) -> str:
         """Damage the ``which``-th stored continuation (not yet reloaded); say what was done.
         ``pick`` chooses the node or byte a fuzzing damage hits (``fakes.corruption``)."""
@@ -138,6 +133,27 @@ class Session(Protocol):
         """Public events so far (stream events, callback payloads), from the ``start``-th on."""
 
     def stored(self) -> Stored: ...
+
+
+class ResumesWithoutId(Protocol):
+    """A session of a target claiming ``scalar_resume``: the runner asks ``resume`` of no other
+    (so the other adapters need not spell a method they could not carry out)."""
+
+    def resume(self, response: Any) -> Observation:
+        """Resume with one answer not keyed by any id, as the SDK takes one: the SDK decides
+        which pending question it answers, or refuses it."""
+
+
+def resume_without_id(session: Session, response: Any) -> Observation:
+    """``session.resume(response)``; a session without it (a scenario the runner should have
+    found not applicable) is an adapter's mistake, named as such."""
+    resume = getattr(session, "resume", None)
+    if not callable(resume):
+        raise TypeError(
+            f"{type(session).__name__} has no resume(): its target must not claim scalar_resume"
+        )
+    observation: Observation = resume(response)
+    return observation
 
 
 @dataclass(frozen=True)

@@ -243,7 +243,7 @@ def react_agent(
             tool_node(tools),
             checkpointer=checkpointer,
             name=name,
-            version=version,  # type: ignore[arg-type]
+            version=version,
         )
 
 

@@ -95,6 +95,8 @@ NOT_SUPPORTED: Final = {
     "on_tool_end only observes, failure_error_function only words the error, retry settings "
     "are the model's); a wrapper around the function would re-run its body, not re-ask its "
     "approval, which the runner asks before the tool runs",
+    "scalar_resume": "an approval is RunState.approve(item) of one ToolApprovalItem; the SDK "
+    "has no answer that names no item",
 }
 # what the target can express (no interrupt ids: see the module's docstring)
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {
