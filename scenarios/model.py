@@ -162,7 +162,7 @@ class Scenario(Strict):
     Beyond each field's own type, a scenario is refused when:
 
     - two actions anywhere in the tree share a label (a gate's label counts as an action's),
-      or the root has a gate or a retry;
+      or the root has a gate, a retry or a tool_name;
     - the first step other than a restart is not a run;
     - an answer names a label no action (or gate) has;
     - an `answer_calls` entry names a label no action has (a gate is answered by label only),
@@ -215,6 +215,10 @@ class Scenario(Strict):
         if self.tree.gate is not None:
             raise FieldError(
                 ("tree", "gate"), "the root has no caller to ask: only a sub-agent can be gated"
+            )
+        if self.tree.tool_name is not None:
+            raise FieldError(
+                ("tree", "tool_name"), "the root has no caller to call it: only a sub-agent has one"
             )
         if self.tree.retry is not None:
             raise FieldError(
@@ -329,7 +333,7 @@ def _prompts_of_calls(agent: Agent, sub: Agent) -> set[str]:
         for _, turns in agent.scripts()
         for turn in turns
         for call in turn
-        if call.tool == sub.name
+        if call.tool == sub.tool
     }
 
 

@@ -394,7 +394,7 @@ class Oracle:
         calls of its parked turn that ``agent`` no longer has."""
         activation.agent = agent
         tools = {action.tool for action in agent.actions}
-        subs = {sub.name: sub for sub in agent.sub_agents}
+        subs = {sub.tool: sub for sub in agent.sub_agents}
         for call in activation.calls or []:
             if isinstance(call, ActionCall) and call.action.tool not in tools:
                 call.gone = True
@@ -475,10 +475,10 @@ class Oracle:
                 return ActionCall(
                     action, path=parent.path, prompt=parent.prompt, call_id=call.id, attempt=attempt
                 )
-        sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
+        sub = next(sub for sub in parent.agent.sub_agents if sub.tool == call.tool)
         if sub.gate is not None:
             gate = ActionCall(
-                Action(tool=sub.name, label=sub.gate),
+                Action(tool=sub.tool, label=sub.gate),
                 gate=True,
                 path=parent.path,
                 prompt=parent.prompt,
@@ -519,7 +519,7 @@ class Oracle:
             return call.action.retry, {"ran": "result", "refused": "error"}.get(call.outcome, "")
         if call.call is None or not call.complete:
             return None, ""
-        sub = next((sub for sub in parent.agent.sub_agents if sub.name == call.call.tool), None)
+        sub = next((sub for sub in parent.agent.sub_agents if sub.tool == call.call.tool), None)
         if sub is None:  # a deploy took its sub-agent away: nothing retries it
             return None, ""
         return sub.retry, "result" if call.activation is not None else "error"
@@ -536,8 +536,8 @@ class Oracle:
     def _call(self, parent: Activation, call: Call, executed: list[str]) -> SubCall:
         """The call of a sub-agent (its gate, if any, approved): a new activation, played up to
         its first question; or, when its preserve_context sub-agent is busy, an error result."""
-        sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
-        path = f"{parent.path}/{sub.name}"
+        sub = next(sub for sub in parent.agent.sub_agents if sub.tool == call.tool)
+        path = f"{parent.path}/{sub.tool}"
         if sub.preserve_context:
             busy = self.live.get(path)
             if busy is not None and not busy.finished:
@@ -581,7 +581,7 @@ class Oracle:
         agent: Agent | None = self.current
         for name in path.split("/")[1:]:
             subs = [] if agent is None else agent.sub_agents
-            agent = next((sub for sub in subs if sub.name == name), None)
+            agent = next((sub for sub in subs if sub.tool == name), None)
         return agent
 
     def _expect(

@@ -180,6 +180,9 @@ CASES = (
     Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
     Case("retry-reuses-ids", regression("retried-gated-call"), frozenset({"I3", "O"})),
     Case("truncated-ids", regression("adversarial-ids"), frozenset({"I1", "I2", "I3", "I4"})),
+    # two agent tools over clones of one agent: registered under the agent's name, the calls
+    # of both tool names find no tool
+    Case("tools-named-by-agent", regression("clone-sub-agents"), frozenset({"I2", "I3", "O"})),
     # an answer without an id while two questions are pending: refused by the reference, taken
     # for both by the variant; a lone question answered so runs on both
     Case(
@@ -352,12 +355,26 @@ def test_running_variants_leaves_the_reference_unchanged() -> None:
     assert comparable(run_scenario(ReferenceTarget(), scenario, name)) == before
 
 
-def test_an_answer_without_an_id_for_every_question_is_caught_only_where_a_step_has_one() -> None:
-    """The variant differs from the reference in an answer without an id alone: every regression
-    file without a `resume:` step holds on it, so only the new language catches it."""
-    variant = VARIANTS["one-answer-for-all"]()
+def _resumes(scenario: Scenario) -> bool:
+    return any(getattr(step, "resume", None) is not None for step in scenario.steps)
+
+
+def _names_tools(scenario: Scenario) -> bool:
+    return any(agent.tool_name is not None for agent, _ in scenario.tree.walk())
+
+
+@pytest.mark.parametrize(
+    ("slug", "uses"),
+    [("one-answer-for-all", _resumes), ("tools-named-by-agent", _names_tools)],
+)
+def test_a_variant_of_a_language_addition_is_caught_only_where_a_file_uses_it(
+    slug: str, uses: Any
+) -> None:
+    """Each of these variants differs from the reference only in what an addition to the
+    language expresses (an answer without an id, a tool name apart from the agent's): every
+    regression file that does not use it holds on the variant, so only the addition catches it."""
+    variant = VARIANTS[slug]()
     for path in regression_files():
         scenario = load_scenario(path)
-        resumes = any(getattr(step, "resume", None) is not None for step in scenario.steps)
-        if not resumes:
+        if not uses(scenario):
             assert fired(variant, (path.stem, scenario)) == set(), path.stem

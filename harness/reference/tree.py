@@ -71,10 +71,16 @@ class AgentSpec:
 @dataclass(frozen=True)
 class SubAgentSpec:
     agent: AgentSpec
+    tool_name: str | None = None  # what its caller calls it by (and its path), if not its name
     preserve_context: bool = False
     session_store: bool = True
     gate: str | None = None  # the label of the question its caller asks before each call
     retry: RetryPolicy | None = None  # its caller's hook retries each call of it
+
+    @property
+    def tool(self) -> str:
+        """The tool its caller calls it by, which also names its path in the tree."""
+        return self.tool_name or self.agent.name
 
 
 class AmbiguousAnswerError(AgentError):
@@ -175,9 +181,9 @@ class Tree:
             raise ValueError(f"agent {path!r} has ordinary tools and the tree no effect_tool")
         tools += [self.effect_tool(effect, path) for effect in spec.effects if self.effect_tool]
         for sub in spec.sub_agents:
-            tools.append(self._sub_agent_tool(sub, f"{path}/{sub.agent.name}"))
+            tools.append(self._sub_agent_tool(sub, f"{path}/{sub.tool}"))
         retries = {action.tool: action.retry for action in spec.actions if action.retry}
-        retries |= {sub.agent.name: sub.retry for sub in spec.sub_agents if sub.retry}
+        retries |= {sub.tool: sub.retry for sub in spec.sub_agents if sub.retry}
         return Agent(
             name=path,
             model=self.model_for(path),
@@ -202,7 +208,7 @@ class Tree:
         stored = None if sub.preserve_context else self._stored_sessions.get(path)
         parked = AgentState.from_json(stored) if stored else None
         return SubAgentTool(
-            sub.agent.name,
+            sub.tool,
             build,
             preserve_context=sub.preserve_context,
             live=live,

@@ -51,6 +51,8 @@ CAPABILITIES = {
     "the stored state into them",
     "retries": "retry a tool call from an after-tool-call hook (after its error or its result), "
     "each attempt a new call that asks again",
+    "tool_names": "call a sub-agent by a tool name apart from its agent's name, so sibling "
+    "agent tools may wrap agents of one name (or clones of one agent)",
     "scalar_resume": "resume with one answer not keyed by any interrupt id (as LangGraph's "
     "Command(resume=value)), for the one pending question",
 }
@@ -205,6 +207,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("gated_sub_agents")
         if agent.effects:
             needed.add("ordinary_tools")
+        if agent.tool_name is not None:
+            needed.add("tool_names")
         if agent.retry is not None or any(action.retry for action in agent.actions):
             needed.add("retries")
         for action in agent.actions:

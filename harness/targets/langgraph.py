@@ -156,6 +156,7 @@ CAPABILITIES: Final = frozenset(
         "ordinary_tools",
         "changed_tree",
         "scalar_resume",
+        "tool_names",
     }
 )
 
@@ -248,7 +249,7 @@ class LangGraphSession(RebuildingSession):
         )
         model = self.model_class(core=core)
         sub_graphs = {
-            sub.name: self._agent(sub, f"{path}/{sub.name}", sub_checkpointer(sub))
+            sub.tool: self._agent(sub, f"{path}/{sub.tool}", sub_checkpointer(sub))
             for sub in spec.sub_agents
         }
         actions = [
@@ -262,14 +263,14 @@ class LangGraphSession(RebuildingSession):
             for effect in spec.effects
         ]
         hooked = [action for action in spec.actions if action.hook]
-        gates = {sub.name: sub.gate for sub in spec.sub_agents if sub.gate is not None}
+        gates = {sub.tool: sub.gate for sub in spec.sub_agents if sub.gate is not None}
         if self.shape in REACT_VERSION:  # a sub-agent is a tool: the same interceptor asks its gate
             hooked += [scenario_model.Action(tool=sub, label=gate) for sub, gate in gates.items()]
         retries: dict[str, tuple[scenario_model.Retry, str | None]] = {
             action.tool: (action.retry, action.label) for action in spec.actions if action.retry
         }
         if self.shape in REACT_VERSION:  # a sub-agent is a tool: the same interceptor retries it
-            retries |= {sub.name: (sub.retry, sub.gate) for sub in spec.sub_agents if sub.retry}
+            retries |= {sub.tool: (sub.retry, sub.gate) for sub in spec.sub_agents if sub.retry}
         tool_node = partial(
             prebuilt_tool_node,
             hooked=hooked,

@@ -21,6 +21,7 @@ Where the bug sits:
 * after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
   has.
 * in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
+* in the sub-agent tool's name (``tools_named_by_agent``, here): which name its caller calls.
 * in the root's answer without an id (``one_answer_for_all``, here): which pending questions
   it answers.
 * in module state (``variants_processes``): parked turns kept where a rebuild in the same
@@ -97,6 +98,8 @@ class Variant:
     real_restart: bool = False
     # an answer without an id (``resume``) answers every pending question, not only a lone one
     one_answer_for_all: bool = False
+    # a sub-agent tool is named by its agent's name, never by its ``tool_name``
+    tools_named_by_agent: bool = False
 
     @property
     def name(self) -> str:
@@ -153,6 +156,8 @@ class VariantTree(Tree):
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
         tool = super()._sub_agent_tool(sub, path)
+        if self.variant.tools_named_by_agent:
+            tool.name = sub.agent.name  # two clones: the second shadows the first
         if self.variant.tool_class is SubAgentTool:
             return tool
         variant_tool = self.variant.tool_class(
@@ -342,6 +347,13 @@ _ALL: Final = (
         "an answer without an id (a scalar resume) is taken as the answer to every pending "
         "question, as LangGraph did within one subgraph task before 1.2.13 (#8579)",
         one_answer_for_all=True,
+    ),
+    Variant(
+        "tools-named-by-agent",
+        "a sub-agent tool is registered under its agent's name, not its tool name: of two agent "
+        "tools over clones of one agent the second shadows the first (as openai-agents keyed "
+        "nested approvals by agent name, #5141)",
+        tools_named_by_agent=True,
     ),
     Variant(
         "truncated-ids",
