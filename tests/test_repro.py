@@ -20,7 +20,7 @@ import yaml
 from harness.cli import main
 from harness.repro import HOOKS, NotExpressible, reproducer
 from harness.repro.sources import findings_files
-from scenarios.loading import load_scenario, parse_scenario, regression_files
+from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario, regression_files
 
 SDK_MODULES = {"strands", "langgraph", "langchain_core", "agents", "openai"}
 # a handful per target (each costs seconds of an SDK's import and run), in the tox environment
@@ -177,3 +177,12 @@ def test_a_bug_by_its_class_name_uses_its_explanation_and_its_proof(
     script = out.read_text(encoding="utf-8")
     assert "published again" in script.split('"""')[1]  # the class's explanation
     assert "'run'" in script  # the steps of its shown_by file
+
+
+@pytest.mark.parametrize("stem", ["clone-sub-agents", "resume-without-id-two-pending"])
+def test_a_reproducer_refuses_what_its_templates_cannot_send(stem: str) -> None:
+    """A tool name apart from the agent's, or an answer without an id, is named as not
+    expressible, never written as a reproducer that sends something else."""
+    scenario = load_scenario(REGRESSIONS / f"{stem}.yaml")
+    with pytest.raises(NotExpressible, match=r"tool_name|resume"):
+        reproducer("strands", stem, scenario)
