@@ -366,6 +366,10 @@ class Recorder:
         """Send again what answer or resend step ``index`` sent, as a client does when the
         server died before replying (a crash cut the step short, then a restart)."""
         step = self.scenario.steps[index]
+        if isinstance(step, Answer) and step.resume is not None:  # the same answer without an id
+            observation = resume_without_id(self.session, step.resume)
+            self._observe(observation, "resume()")
+            return observation
         sent = self.sent.get(step.resend if isinstance(step, Resend) else index, [])
         observation = self.session.answer(sent)
         self._observe(observation, "answer()")
