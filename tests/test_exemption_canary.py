@@ -38,10 +38,11 @@ from harness.targets import registry
 from harness.targets.base import Target
 from harness.targets.variants import REAL_RESTART_ONLY
 from scenarios.classes import classes_of
-from scenarios.loading import load_all, regression_files
+from scenarios.loading import REGRESSIONS, load_all, regression_files
 from scenarios.model import Scenario
 
 FILES = sorted(FINDINGS.glob("*.yaml"))
+COVERAGE_REGRESSIONS = REGRESSIONS / "coverage"
 # variants whose bug no scenario here can show, so no exemption can hide it: each is caught by a
 # campaign that findings files do not excuse (and the test below checks it still shows nothing)
 CAUGHT_ELSEWHERE = {
@@ -99,7 +100,8 @@ class VariantRuns:
 
 @pytest.fixture(scope="module")
 def variant_runs() -> VariantRuns:
-    regressions = load_all(regression_files())
+    # the coverage regression files too: the only scenarios here that show the coverage variants
+    regressions = load_all(regression_files()) + load_all(regression_files(COVERAGE_REGRESSIONS))
     generated = generated_sample("ci", None, "")[::EVERY]
     return VariantRuns(
         [(name, scenario, False) for name, scenario in regressions]
