@@ -30,7 +30,7 @@ ROOT: Final = CATALOGUE.parent.parent
 # the SDK (its PyPI name) -> the targets that drive it
 TARGETS_OF: Final = {
     "strands-agents": ("strands", "strands-snapshot"),
-    "langgraph": ("langgraph", "langgraph-subgraph-node"),
+    "langgraph": ("langgraph", "langgraph-subgraph-node", "langgraph-toolnode"),
     "openai-agents": ("openai-agents",),
     "google-adk": ("adk", "adk-single-turn"),
 }

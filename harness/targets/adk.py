@@ -104,6 +104,10 @@ NOT_SUPPORTED: Final = {
     "continuation_bytes": "the same: stored events are not measured per sub-agent",
     "retries": "no callback runs a tool call again after its result or error "
     "(after_tool_callback can only replace the result)",
+    "tool_names": "an AgentTool (and a single_turn sub-agent) is called by its agent's name, "
+    "and ADK refuses two sub-agents of one name under one parent",
+    "scalar_resume": "a confirmation is a FunctionResponse naming the id of the confirmation "
+    "request it answers; ADK has no answer that names none",
 }
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - set(NOT_SUPPORTED)
 
