@@ -114,9 +114,16 @@ def read_catalogue(path: Path = CATALOGUE) -> Catalogue:
 
 
 def read_findings_files(folder: Path = BUNDLED) -> dict[str, FindingsFile]:
-    """Every findings file of ``folder`` by stem (``strands-1.62.0``); one that cannot be used is
-    refused in one line (``FindingsFileError``)."""
-    return {path.stem: read_findings_file(path) for path in sorted(folder.glob("*.yaml"))}
+    """Every findings file of ``folder`` by stem (``strands-1.62.0``), a file of a range of
+    releases as its view as of each release it names (``strands-1.59.0`` through ``1.62.0``:
+    ``strands-1.59.0`` and ``strands-1.62.0``); one that cannot be used is refused in one line
+    (``FindingsFileError``)."""
+    documents = {}
+    for path in sorted(folder.glob("*.yaml")):
+        whole = read_findings_file(path)
+        for version in whole.named_releases() if whole.ranged else (whole.version,):
+            documents[file_name(whole.target, version).removesuffix(".yaml")] = whole.as_of(version)
+    return documents
 
 
 def problems(catalogue: Catalogue, documents: Mapping[str, FindingsFile]) -> list[str]:
@@ -220,9 +227,9 @@ def report_columns(
     columns = []
     for target in report["targets"]:
         name, version = str(target["name"]), str(target["version"])
-        version = str(
-            target.get("findings_version") or inherited(name, version, [folder]) or version
-        )
+        version = str(target.get("findings_version") or version)
+        if file_name(name, version).removesuffix(".yaml") not in documents:
+            version = inherited(name, version, [folder]) or version
         stem = file_name(name, version).removesuffix(".yaml")
         columns.append(Column(column(target), name, stem if stem in documents else None))
     return columns
