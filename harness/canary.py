@@ -35,10 +35,11 @@ from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.variants import REAL_RESTART_ONLY
 from scenarios import corpus
-from scenarios.loading import load_all, regression_files
+from scenarios.loading import REGRESSIONS, load_all, regression_files
 from scenarios.model import Scenario
 
 ROOT: Final = Path(__file__).resolve().parent.parent
+COVERAGE_REGRESSIONS: Final = REGRESSIONS / "coverage"
 BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary.json"
 # Every EVERY-th scenario of the ci sample.  What excuses a variant's run whole, or what no
 # variant challenges, on the whole sample does so on a part of it too; a part is cheaper.
@@ -52,9 +53,10 @@ CAUGHT_ELSEWHERE: Final = {
 
 
 def canary_scenarios() -> list[tuple[str, Scenario, bool]]:
-    """The regression files and every ``EVERY``-th scenario of the ci sample (name, scenario,
-    whether it is generated), in that order."""
-    regressions = load_all(regression_files())
+    """The regression files (the coverage ones too) and every ``EVERY``-th scenario of the ci
+    sample (name, scenario, whether it is generated), in that order."""
+    # the coverage regression files too: the only scenarios here that show the coverage variants
+    regressions = load_all(regression_files()) + load_all(regression_files(COVERAGE_REGRESSIONS))
     committed = corpus.find("ci", None)  # the committed sample that check --profile ci runs
     assert committed is not None, "the ci sample is committed (scenarios/corpus/ci/)"
     generated = corpus.read(committed, "ci")[::EVERY]

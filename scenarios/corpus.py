@@ -141,10 +141,28 @@ IDS: Final = FAMILIES[4].names  # and of the adversarial-ids family
 RETRIED: Final = FAMILIES[5].names  # and of the retried-call family
 DEPLOY: Final = FAMILIES[6].names  # and of the deploy family
 TWINS: Final = FAMILIES[7].names  # and of the twin-call family
+# the coverage sample's families' beginnings (``scenarios.coverage``): a file of their own,
+# scenarios/corpus/coverage/, never part of the ci sample above
+COVERAGE_PREFIXES: Final = (
+    "answered-ids-",
+    "retried-parked-",
+    "refused-restore-",
+    "retried-gated-",
+)
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(
     "("
-    + "|".join(sorted((re.escape(family.names) for family in FAMILIES), key=len, reverse=True))
+    + "|".join(
+        sorted(
+            (
+                re.escape(name)
+                for name in [family.names for family in FAMILIES]
+                + [f"{GENERATED}{prefix}" for prefix in COVERAGE_PREFIXES]
+            ),
+            key=len,
+            reverse=True,
+        )
+    )
     + r")(\d{3,})"
 )
 

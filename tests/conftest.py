@@ -25,6 +25,7 @@ SLOW_MODULES = frozenset(
         "test_campaigns.py",
         "test_cluster.py",
         "test_corpus.py",
+        "test_coverage_sample.py",
         "test_determinism.py",
         "test_exemption_canary.py",
         "test_isolation.py",

@@ -1,7 +1,7 @@
 """The figures of SDK mutation come from one complete run, kept in reports/baselines/ (written
-by ``--baseline``: tests/test_sdk_mutation_shards.py), and every figure the README quotes about
+by ``--baseline``: tests/test_sdk_mutation_shards.py), and every figure the docs quote about
 SDK mutation is one of a committed baseline's, so the README cannot drift.  With no baseline
-committed, the README quotes none."""
+committed, the docs quote none."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ NAMED = re.compile(r"reports/baselines/mutation-sdk-[\w.-]+?\.json")
 
 
 def sdk_mutation_paragraphs(readme: str) -> list[str]:
-    """The README's paragraphs about SDK mutation: those that name the SDK run or its files."""
+    """The docs' paragraphs about SDK mutation: those that name the SDK run or its files."""
     return [
         paragraph
         for paragraph in readme.split("\n\n")
@@ -43,7 +43,7 @@ def quote_problems(text: str, root: Path) -> list[str]:
         return []
     if not named:
         return [
-            f"the README quotes SDK mutation figures ({', '.join(figures)}) but names no "
+            f"the docs quote SDK mutation figures ({', '.join(figures)}) but names no "
             f"baseline they come from; commit one (`{COMMAND}`, one complete run) and name it"
         ]
     problems: list[str] = []
@@ -51,11 +51,11 @@ def quote_problems(text: str, root: Path) -> list[str]:
     for name in named:
         path = root / name
         if not path.exists():
-            problems.append(f"the README names {name}, which is not there: `{COMMAND}` writes it")
+            problems.append(f"the docs name {name}, which is not there: `{COMMAND}` writes it")
             continue
         backed |= quotable(json.loads(path.read_text(encoding="utf-8")))
     problems += [
-        f"the README quotes {figure}, which {', '.join(named)} does not have"
+        f"the docs quote {figure}, which {', '.join(named)} does not have"
         for figure in figures
         if backed and figure not in backed
     ]
@@ -91,9 +91,10 @@ def baseline_problems(baseline: dict[str, Any], name: str) -> list[str]:
 
 
 def test_every_sdk_mutation_figure_the_readme_quotes_is_a_committed_baselines() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    pages = [ROOT / "README.md", ROOT / "docs" / "mutation.md"]
+    readme = "\n\n".join(page.read_text(encoding="utf-8") for page in pages)
     paragraphs = sdk_mutation_paragraphs(readme)
-    assert paragraphs, "the README no longer says how to run SDK mutation"
+    assert paragraphs, "docs/mutation.md no longer says how to run SDK mutation"
     problems = quote_problems("\n\n".join(paragraphs), ROOT)
     assert problems == []
     if not sorted(BASELINES.glob("mutation-sdk-*.json")):
@@ -148,16 +149,16 @@ def test_the_readme_check_refuses_figures_nothing_backs(tmp_path: Path) -> None:
     assert quote_problems(quoted, tmp_path) == []
     assert quote_problems(f"From `{name}`: 5 mutants, 4 behaviour-changing.", tmp_path) == []
     assert quote_problems(f"From `{name}`: the harness kills 4/4 (100.0%).", tmp_path) == [
-        f"the README quotes 4/4, which {name} does not have",
-        f"the README quotes 100.0%, which {name} does not have",
+        f"the docs quote 4/4, which {name} does not have",
+        f"the docs quote 100.0%, which {name} does not have",
     ]
     assert quote_problems("The harness kills 3/4.", tmp_path) == [
-        "the README quotes SDK mutation figures (3/4) but names no baseline they come from; "
+        "the docs quote SDK mutation figures (3/4) but names no baseline they come from; "
         f"commit one (`{COMMAND}`, one complete run) and name it"
     ]
     gone = "reports/baselines/mutation-sdk-strands-0.1.json"
     assert quote_problems(f"From `{gone}`: 3/4.", tmp_path) == [
-        f"the README names {gone}, which is not there: `{COMMAND}` writes it"
+        f"the docs name {gone}, which is not there: `{COMMAND}` writes it"
     ]
 
 

@@ -98,6 +98,11 @@ def regression(stem: str) -> tuple[str, Scenario]:
     return stem, load_scenario(REGRESSIONS / f"{stem}.yaml")
 
 
+def coverage_regression(stem: str) -> tuple[str, Scenario]:
+    """A regression file of a shape only the coverage sample draws (not run by default)."""
+    return stem, load_scenario(REGRESSIONS / "coverage" / f"{stem}.yaml")
+
+
 def inline(name: str, data: dict[str, Any]) -> tuple[str, Scenario]:
     return name, parse_scenario(data, name)
 
@@ -115,6 +120,23 @@ class Case:
 
 
 CASES = (
+    Case(
+        "loose-answer-lookup",
+        coverage_regression("adversarial-ids-answered"),
+        frozenset({"I2", "I4", "O"}),
+        quiet=frozenset({"I1"}),
+    ),
+    Case("retry-continues-parked", coverage_regression("retried-parked-call"), frozenset({"I7"})),
+    Case(
+        "refused-restore-keeps-one",
+        coverage_regression("refused-restore-of-several"),
+        frozenset({"I9", "O"}),
+    ),
+    Case(
+        "gate-approval-stands",
+        coverage_regression("retried-gated-call-after-result"),
+        frozenset({"I3", "O"}),
+    ),
     Case("shared-object", regression("deep-nesting"), frozenset({"I2", "I3", "I5", "I6", "I11"})),
     Case("no-namespacing", regression("colliding-ids"), frozenset({"I1", "I2", "I4"})),
     Case("no-namespacing", regression("mixed"), frozenset({"I1", "I11"})),

@@ -73,6 +73,13 @@ def add_parser(commands: Commands) -> None:
         "DIR/counterexamples/ as a regression file",
     )
     check.add_argument(
+        "--coverage",
+        action="store_true",
+        help="also run the coverage sample (scenarios/corpus/coverage/: answered adversarial "
+        "ids, retries after a parked turn, refused restores of several questions, retried gated "
+        "calls), drawn within every capability: not applicable where a target cannot express it",
+    )
+    check.add_argument(
         "--reports",
         type=Path,
         default=Path("reports"),

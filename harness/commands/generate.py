@@ -11,7 +11,7 @@ from harness.commands.inputs import EXIT_HOLDS
 from harness.commands.options import Commands, add_command, shown
 from harness.report import write_atomically
 from harness.targets import registry
-from scenarios import corpus
+from scenarios import corpus, coverage
 from scenarios.strategies import Capabilities
 
 
@@ -32,6 +32,12 @@ def add_parser(commands: Commands) -> None:
         "--profile", choices=corpus.COMMITTED, default="ci", help="the profile (default: ci)"
     )
     generate.add_argument(
+        "--coverage",
+        action="store_true",
+        help="write the coverage sample instead (scenarios/corpus/coverage/: the shapes where "
+        "bugs hide, one family each; check --coverage runs it)",
+    )
+    generate.add_argument(
         "--corpus",
         type=Path,
         default=corpus.CORPUS,
@@ -41,6 +47,8 @@ def add_parser(commands: Commands) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
+    if arguments.coverage:
+        return _coverage(arguments.corpus)
     profile, folder = arguments.profile, corpus.folder(arguments.profile, arguments.corpus)
     stems: dict[Capabilities, str] = {None: corpus.SHARED}
     expressible_sets = registry.built_in_expressible() | registry.older_releases_expressible()
@@ -60,5 +68,17 @@ def run(arguments: argparse.Namespace) -> int:
     print(
         f"drawn with hypothesis {hypothesis_version}: review the diff, then run check --profile "
         f"{profile} on every target and triage its findings again"
+    )
+    return EXIT_HOLDS
+
+
+def _coverage(root: Path) -> int:
+    path = root / coverage.FILE.relative_to(corpus.CORPUS)
+    drawn = coverage.draw()
+    write_atomically(path, coverage.render(drawn))
+    print(f"{shown(path)}: {len(drawn)} scenarios drawn within every capability")
+    print(
+        f"drawn with hypothesis {hypothesis_version}: review the diff, then run check --coverage "
+        "on the reference (it must be clean)"
     )
     return EXIT_HOLDS

@@ -12,7 +12,7 @@ from hypothesis import __version__ as hypothesis_version
 from harness.commands.inputs import BadInput, scenarios_from
 from harness.commands.options import shown
 from harness.targets.base import Target
-from scenarios import corpus
+from scenarios import corpus, coverage
 from scenarios.model import Scenario
 from scenarios.statistics import class_frequencies, frequency_report
 from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
@@ -43,6 +43,15 @@ def planned(
                 own[target.info.name] = regressions + drawn
                 drawn_names.update(name for name, _ in drawn)
         stats = frequency_report(arguments.profile, class_frequencies(counted), len(counted))
+    if getattr(arguments, "coverage", False):
+        try:
+            shapes = corpus.named(coverage.read(), "")
+        except corpus.CorpusError as problem:
+            raise BadInput(str(problem)) from None
+        scenarios += shapes
+        drawn_names.update(name for name, _ in shapes)
+        for mine in own.values():
+            mine += shapes
     return scenarios, own, drawn_names, stats
 
 

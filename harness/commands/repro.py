@@ -9,7 +9,7 @@ from pathlib import Path
 
 from harness.commands.inputs import EXIT_HOLDS, BadInput
 from harness.commands.options import Commands, add_command
-from harness.repro import HOOKS, NoHook, NotExpressible, reproducer
+from harness.repro import HOOKS, NoHook, NotExpressible, hook_for, reproducer
 from harness.repro.sources import UnknownSource, resolve
 from scenarios.loading import ScenarioFileError
 
@@ -26,7 +26,10 @@ def add_parser(commands: Commands) -> None:
     )
     parser.add_argument("source", metavar="FILE|BUG", help="a scenario file or a bug's name")
     parser.add_argument(
-        "--target", required=True, metavar="T", help=f"one of {', '.join(sorted(HOOKS))}"
+        "--target",
+        required=True,
+        metavar="T",
+        help=f"one of {', '.join(sorted(HOOKS))}, or a plugin's target with a repro entry point",
     )
     parser.add_argument(
         "-o", "--output", type=Path, metavar="FILE", help="write here (default: print it)"
@@ -35,8 +38,7 @@ def add_parser(commands: Commands) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     try:
-        if arguments.target not in HOOKS:
-            raise NoHook(f"--target {arguments.target}: no reproducer hook")
+        hook_for(arguments.target)
         name, scenario, symptom = resolve(arguments.source, arguments.target)
         script = reproducer(arguments.target, name, scenario, symptom)
     except (NoHook, UnknownSource, ScenarioFileError) as problem:

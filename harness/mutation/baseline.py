@@ -4,8 +4,8 @@
 by the same command; or ``mutate --merge ... --baseline`` from every shard of one campaign, each
 of which ran both suites itself), never from results stitched together by ``--suite`` or read
 back by ``--report-only``.  Its figures are the report's, reviews applied, and no review is of a
-killed mutant (``sdk_report`` refuses one).  Any figure the README quotes about SDK mutation is
-one of ``quotable``'s, checked by a test against the file.
+killed mutant (``sdk_report`` refuses one).  Any figure docs/mutation.md quotes about SDK
+mutation is one of ``quotable``'s, checked by a test against the file.
 """
 
 from __future__ import annotations

@@ -6,33 +6,59 @@ The script holds the plan's literals (``harness.repro.plan``: the tree, the step
 oracle says each step must show), the SDK's section (``harness.repro.strands``, ...) and the
 shared steps and checks (``harness.repro.templates``).  It exits 1 while any check fails, 0 once
 every one holds.  A target without a section has no reproducer hook: ``NoHook``.
+
+A plugin gives its target a hook without a fork: a ``Hook`` under the entry-point group
+``nested_interrupt_harness.repro``, named as its target (docs/adapters.md, "A reproducer hook");
+the example plugin's is ``examples/plugin/src/tinyagents/harness_repro.py``.
 """
 
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
-from typing import Final
+from importlib.metadata import PackageNotFoundError, entry_points, version
+from typing import Any, Final
 
 from harness.repro import langgraph, openai_agents, strands, templates
+from harness.repro.literals import literal
 from harness.repro.plan import NotExpressible, Plan, plan_of, symptom_of
 from harness.repro.sources import findings_files
 from scenarios.model import Agent, Scenario
 
-__all__ = ["HOOKS", "NoHook", "NotExpressible", "Plan", "plan_of", "reproducer", "symptom_of"]
+__all__ = [
+    "HOOKS",
+    "Hook",
+    "NoHook",
+    "NotExpressible",
+    "Plan",
+    "hook_for",
+    "plan_of",
+    "reproducer",
+    "symptom_of",
+]
 
 
 @dataclass(frozen=True)
 class Hook:
-    """A target's reproducer hook: its SDK's distribution, the script's imports, its section."""
+    """A target's reproducer hook: its SDK's distribution, the script's imports, its section.
+
+    The section defines ``build(store)`` (the whole tree, restored from what the SDK stored in
+    the directory ``store``, if anything) and ``advance(app, given)`` (one run, ``given`` the
+    prompt, or one answer, ``given`` a list of ``(interrupt id, response)``), which returns
+    ``(stop reason or None on a failure, [Pending], final answer, error, public events)``; its
+    scripted model asks ``next_turn(agent, path, said)`` for its turn (``harness.repro.templates``).
+    """
 
     distribution: str
     imports: str
     section: str
     # what the SDK cannot express, beyond what no template does (``plan.TREE_FEATURES``)
     cannot: Mapping[str, Callable[[Agent], bool]] = field(default_factory=dict)
+    # whether ``advance`` returns the public events (the privacy check reads them)
+    events: bool = True
+    # what of the templates this target always uses
+    always: frozenset[str] = frozenset()
 
 
 # needs_approval asks once per tool call: an action cannot ask a second question
@@ -45,17 +71,48 @@ ONE_QUESTION: Final = {
 HOOKS: Final = {
     "strands": Hook(strands.DISTRIBUTION, strands.IMPORTS, strands.SECTION),
     **{
-        target: Hook(langgraph.DISTRIBUTION, langgraph.imports(target), langgraph.section(target))
+        target: Hook(
+            langgraph.DISTRIBUTION,
+            langgraph.imports(target),
+            langgraph.section(target),
+            always=langgraph.ALWAYS[target],
+        )
         for target in langgraph.SHAPES
     },
     "openai-agents": Hook(
-        openai_agents.DISTRIBUTION, openai_agents.IMPORTS, openai_agents.SECTION, ONE_QUESTION
+        openai_agents.DISTRIBUTION,
+        openai_agents.IMPORTS,
+        openai_agents.SECTION,
+        ONE_QUESTION,
+        events=False,
     ),
 }
 
 
 class NoHook(LookupError):
-    """The target has no reproducer template."""
+    """The target has no reproducer template (or a plugin's cannot be loaded): one line."""
+
+
+ENTRY_POINT_GROUP: Final = "nested_interrupt_harness.repro"
+
+
+def hook_for(target: str) -> Hook:
+    """``target``'s hook: a built-in one, else the one a plugin declares under
+    ``ENTRY_POINT_GROUP`` by the target's name (raises ``NoHook`` in one line)."""
+    if target in HOOKS:
+        return HOOKS[target]
+    for entry_point in entry_points(group=ENTRY_POINT_GROUP, name=target):
+        where = f"repro entry point {entry_point.name!r} ({entry_point.value})"
+        try:
+            hook = entry_point.load()
+        except Exception as failure:  # a plugin's import error is its one line, never a traceback
+            raise NoHook(
+                f"--target {target}: {where}: {type(failure).__name__}: {failure}"
+            ) from None
+        if not isinstance(hook, Hook):
+            raise NoHook(f"--target {target}: {where}: expected a harness.repro.Hook")
+        return hook
+    raise NoHook(f"--target {target}: no reproducer hook")
 
 
 def newest_findings(target: str) -> str:
@@ -73,57 +130,73 @@ def release_of(distribution: str, default: str) -> str:
 
 
 def reproducer(
-    target: str, name: str, scenario: Scenario, symptom: str | None = None, release: str = ""
+    target: str,
+    name: str,
+    scenario: Scenario,
+    symptom: str | None = None,
+    release: str = "",
+    invariants: frozenset[str] | None = None,
 ) -> str:
     """The script reproducing ``scenario`` on ``target``'s SDK (raises ``NoHook``,
-    ``NotExpressible``)."""
-    section = HOOKS.get(target)
-    if section is None:
-        raise NoHook(f"--target {target}: no reproducer hook (those with one: {sorted(HOOKS)})")
+    ``NotExpressible``).  ``invariants``: the bug's own, where the script is for one bug: the
+    privacy check (I8) is left out unless they name it, so another bug of the release (a stored
+    turn in the events) does not fail the script where this one is fixed."""
+    section = hook_for(target)
     plan = plan_of(name, scenario, symptom or symptom_of(scenario), section.cannot)
     sdk = section.distribution
     release = release or release_of(sdk, newest_findings(target))
     wrapped = textwrap.fill(plan.symptom, width=99, initial_indent="Symptom: ")
+    pip = f"{sdk}=={release}"
     header = (
-        templates.HEADER.replace("@NAME@", plan.name)
+        templates.HEADER.replace(
+            "@NEEDS@", textwrap.fill(templates.NEEDS.replace("@PIP@", pip), 99)
+        )
+        .replace("@NAME@", plan.name)
         .replace("@SDK@", sdk)
         .replace("@RELEASE@", release)
-        .replace("@PIP@", f"{sdk}=={release}")
+        .replace("@PIP@", pip)
         .replace("@SYMPTOM@", wrapped.replace('"""', "'''"))
     )
     steps = [[step, want] for step, want in zip(plan.steps, plan.expected, strict=True)]
     data = f"TREE = {literal(plan.tree, 7)}\n{STEPS_COMMENT}\nSTEPS = {literal(steps, 8)}"
+    body = "\n".join((section.imports, data, templates.RECORDS, section.section, templates.CHECKS))
+    used = features(plan, section)
+    if invariants is not None and "I8" not in invariants:
+        used.discard("stores")
     return (
-        "\n".join(
-            (header, section.imports, data, templates.RECORDS, section.section, templates.CHECKS)
-        )
+        "\n".join((header, templates.select(body, used)))
         .replace("\n\n\n\n", "\n\n\n")
         .replace("\n\n\n\n", "\n\n\n")
     )
 
 
-WIDTH: Final = 99
+def features(plan: Plan, hook: Hook) -> set[str]:
+    """What of the templates ``plan`` uses (``templates.select`` keeps only that)."""
+    kinds = {step[0] for step in plan.steps}
+    answers = [step for step in plan.steps if step[0] == "answer"]
+    agents = list(_agents(plan.tree))
+    found = {kind for kind in ("restart", "resend") if kind in kinds}
+    found |= {"rerun"} if sum(step[0] == "run" for step in plan.steps) > 1 else set()
+    found |= {"by_id"} if any(len(step) > 2 and step[2] for step in answers) else set()
+    found |= {"by_call"} if any(len(step) > 3 and step[3] for step in answers) else set()
+    found |= {"by_any"} if found & {"by_id", "by_call"} else set()
+    # a sub-agent's turn stored at one step that a public event of a later step could carry
+    advancing = sum(step[0] != "restart" for step in plan.steps)
+    asks_below = any(agent.get("actions") or agent.get("subs") for agent in agents[1:])
+    found |= {"stores"} if hook.events and asks_below and advancing > 1 else set()
+    found |= {"prompts"} if any(isinstance(agent["turns"], dict) for agent in agents) else set()
+    found |= {"preserve"} if any(agent.get("preserve") for agent in agents) else set()
+    found |= {"questions"} if any(agent.get("questions") for agent in agents) else set()
+    errors = {want[3] for want in plan.expected if want is not None}
+    return found | {f"error_{kind}" for kind in errors} | hook.always
+
+
+def _agents(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield tree
+    for sub in tree.get("subs", []):
+        yield from _agents(sub)
+
+
 STEPS_COMMENT: Final = (
     "# each step; then (the oracle) the questions pending, what runs, the final answer, an error"
 )
-
-
-def literal(value: object, column: int = 0, indent: int = 0) -> str:
-    """``value`` as a Python literal: on one line where it fits from ``column``; else its items
-    packed into lines, each indented four spaces more, an item that fits no line laid out so."""
-    flat = repr(value)
-    if column + len(flat) <= WIDTH or not isinstance(value, dict | list) or not value:
-        return flat
-    inner = " " * (indent + 4)
-    items = value.items() if isinstance(value, dict) else [(None, item) for item in value]
-    lines = [inner]
-    for key, item in items:
-        prefix = "" if key is None else f"{key!r}: "
-        text = f"{prefix}{item!r},"
-        if len(lines[-1]) + len(text) + 1 > WIDTH and lines[-1].strip():
-            lines.append(inner)
-        if len(lines[-1]) + len(text) > WIDTH:
-            text = prefix + literal(item, len(lines[-1]) + len(prefix), indent + 4) + ","
-        lines[-1] += ("" if not lines[-1].strip() else " ") + text
-    opening, closing = "{}" if isinstance(value, dict) else "[]"
-    return opening + "\n" + "\n".join(lines) + "\n" + " " * indent + closing

@@ -18,7 +18,6 @@ import json
 import logging
 import re
 import sqlite3
-import sys
 import tempfile
 import warnings
 from collections import namedtuple
@@ -36,57 +35,51 @@ class ScriptedModel(BaseChatModel):  # the LLM's stand-in: it answers the turn i
     agent: dict
     path: str
 
-    @property
-    def _llm_type(self) -> str:
-        return "scripted"
+    _llm_type = property(lambda self: "scripted")
+    bind_tools = lambda self, tools, **kwargs: self  # noqa: E731  #?react
 
-    def bind_tools(self, tools: list, **kwargs: object) -> "ScriptedModel":
-        return self
-
-    def _generate(self, messages: list, stop: object = None, run_manager: object = None,
-                  **kwargs: object) -> ChatResult:
-        roles = {"human": "user", "ai": "assistant"}
-        said = [(roles.get(m.type, m.type), m.content) for m in messages]
-        mark, prompt, turn = next_turn(self.agent, self.path, said)
-        calls = turn if isinstance(turn, list) else []
-        subs = [sub["name"] for sub in self.agent.get("subs", [])]
-        tool_calls = [
-            {"name": name, "id": use_id, "type": "tool_call",
-             "args": {"input": (task or ["do your part"])[0]} if name in subs else {"call": prompt}}
-            for name, use_id, *task in calls
-        ]
-        message = AIMessage(content=mark if calls else f"{mark} {turn}", tool_calls=tool_calls)
+    def _generate(self, messages: list, *args: object, **kwargs: object) -> ChatResult:
+        said = [({"human": "user", "ai": "assistant"}.get(m.type), m.content) for m in messages]
+        text, calls = next_turn(self.agent, self.path, said)
+        tool_calls = [{"name": name, "id": use_id, "type": "tool_call", "args": arguments}
+                      for name, use_id, arguments in calls]
+        message = AIMessage(content=text, tool_calls=tool_calls)
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def action(name: str, label: str, questions: int) -> StructuredTool:
+def action(name: str, label: str, questions: int = 1) -> StructuredTool:
     def run(call: str) -> str:
+        #?questions{
         for number in range(1, questions + 1):
             if interrupt({"action": label, "question": number, "prompt": call}) != "approve":
                 return f"{label}: refused"
+        #?}
+        #?!questions{
+        if interrupt({"action": label, "question": 1, "prompt": call}) != "approve":
+            return f"{label}: refused"
+        #?}
         RAN.append(label)
         return f"{label}: done"
 
     return StructuredTool.from_function(run, name=name, description=f"Protected action {label}.")
-
-
-def answer_of(graph, prompt: str) -> str:
-    text = graph.invoke({"messages": [HumanMessage(prompt)]})["messages"][-1].content
-    return MARK.sub("", text, count=1).lstrip()
 """
 
 TOOLS: Final = r'''
 
 def sub_agent_tool(name: str, graph) -> StructuredTool:
-    def ask(input: str) -> str:
-        return answer_of(graph, input)
+    def ask(input: str) -> str:  # the sub-agent's graph run on the call's input: its answer
+        return graph.invoke({"messages": [HumanMessage(input)]})["messages"][-1].content
 
     return StructuredTool.from_function(ask, name=name, description=f"Ask the sub-agent {name}.")
 
 def build(store: str, spec: dict = TREE, path: str = ""):
     """The agent's graph, its sub-agents' inside; the root's checkpoints are in ``store``."""
     path = f"{path}/{spec['name']}".lstrip("/")
-    tools = [action(name, *asks) for name, asks in spec.get("actions", {}).items()]
+    #?questions{
+    actions, asks = spec.get("actions", {}), spec.get("questions", {})
+    tools = [action(name, label, asks.get(label, 1)) for name, label in actions.items()]
+    #?}
+    tools = [action(name, label) for name, label in spec.get("actions", {}).items()]  #?!questions
     for sub in spec.get("subs", []):
         tools.append(sub_agent_tool(sub["name"], build(store, sub, path)))
     saver = spec.get("preserve") or None  # a sub-agent's: the root's, per call or per thread
@@ -100,13 +93,10 @@ def build(store: str, spec: dict = TREE, path: str = ""):
 
 SUBGRAPH_NODES: Final = r'''
 
-def sub_agent_node(sub_graph):
-    def run(calls: list) -> dict:
-        [call] = calls
-        result = answer_of(sub_graph, call["args"]["input"])
-        return {"messages": [ToolMessage(result, tool_call_id=call["id"], name=call["name"])]}
-
-    return run
+def sub_agent_node(sub_graph, calls: list) -> dict:  # its graph run on the call's input
+    [call] = calls
+    said = sub_graph.invoke({"messages": [HumanMessage(call["args"]["input"])]})["messages"]
+    return {"messages": [ToolMessage(said[-1].content, tool_call_id=call["id"], name=call["name"])]}
 
 def build(store: str, spec: dict = TREE, path: str = ""):
     """The agent's graph: a model node, a Send per tool call to the tools or a sub-agent's node."""
@@ -114,23 +104,27 @@ def build(store: str, spec: dict = TREE, path: str = ""):
     model, graph = ScriptedModel(agent=spec, path=path), StateGraph(MessagesState)
     graph.add_node("model", lambda state: {"messages": [model.invoke(state["messages"])]})
     graph.add_edge(START, "model")
-    routes = [END]
+    nodes = {f"agent-{sub['name']}": partial(sub_agent_node, build(store, sub, path))
+             for sub in spec.get("subs", [])}
     if spec.get("actions"):
-        graph.add_node("tools", ToolNode([action(n, *a) for n, a in spec["actions"].items()]))
-        graph.add_edge("tools", "model")
-        routes.append("tools")
-    for sub in spec.get("subs", []):
-        graph.add_node(f"agent-{sub['name']}", sub_agent_node(build(store, sub, path)))
-        graph.add_edge(f"agent-{sub['name']}", "model")
-        routes.append(f"agent-{sub['name']}")
-    subs = [sub["name"] for sub in spec.get("subs", [])]
+        #?questions{
+        asks = spec.get("questions", {})
+        tools = [action(name, label, asks.get(label, 1)) for name, label in spec["actions"].items()]
+        #?}
+        nodes["tools"] = ToolNode(tools)  #?questions
+        #?!questions{
+        nodes["tools"] = ToolNode([action(n, a) for n, a in spec["actions"].items()])
+        #?}
+    for name, node in nodes.items():
+        graph.add_node(name, node)
+        graph.add_edge(name, "model")
 
-    def route(state: dict) -> object:
-        calls = getattr(state["messages"][-1], "tool_calls", None)
-        return [Send(f"agent-{c['name']}" if c["name"] in subs else "tools", [c])
-                for c in calls] if calls else END
+    def route(state: dict) -> object:  # a Send per tool call: to a sub-agent's node or the tools
+        calls = state["messages"][-1].tool_calls
+        return [Send(f"agent-{c['name']}" if f"agent-{c['name']}" in nodes else "tools", [c])
+                for c in calls] or END
 
-    graph.add_conditional_edges("model", route, routes)
+    graph.add_conditional_edges("model", route, [END, *nodes])
     saver = spec.get("preserve") or None  # a sub-agent's: the root's, per call or per thread
     if "/" not in path:
         saver = SqliteSaver(sqlite3.connect(f"{store}/checkpoints.sqlite", check_same_thread=False))
@@ -138,34 +132,32 @@ def build(store: str, spec: dict = TREE, path: str = ""):
 '''
 
 ADVANCE: Final = r'''
-CONFIG = {"configurable": {"thread_id": "orchestrator"}, "max_concurrency": 1}
 
 
 def advance(root, given: str | list) -> tuple:
     """One step: (stop reason, questions pending, final answer, error, public events)."""
-    if isinstance(given, list):
-        graph_input = Command(resume=dict(given))
-    else:
-        graph_input = {"messages": [HumanMessage(given)]}
+    config = {"configurable": {"thread_id": "orchestrator"}, "max_concurrency": 1}
+    prompt = {"messages": [HumanMessage(given)]} if isinstance(given, str) else None
     errors, events, handler = [], [], logging.Handler(logging.ERROR)
     handler.emit = lambda record: errors.append(record.getMessage())
     logging.getLogger("langgraph").addHandler(handler)
     try:
-        events += root.stream(graph_input, CONFIG, stream_mode="updates")
-        messages = root.get_state(CONFIG).values["messages"]
+        events += root.stream(prompt or Command(resume=dict(given)), config, stream_mode="updates")
+        messages = root.get_state(config).values["messages"]
     except Exception as failure:
         return None, [], None, f"{type(failure).__name__}: {failure}", events
     finally:
         logging.getLogger("langgraph").removeHandler(handler)
-    asked = [(i.id, i.value) for chunk in events for i in chunk.get("__interrupt__", ())]
-    pending = [Pending(k, q.get("action"), q.get("question"), q.get("prompt")) for k, q in asked]
-    final = None if pending else MARK.sub("", messages[-1].content, count=1).lstrip()
+    pending = [Pending(i.id, **i.value) for chunk in events for i in chunk.get("__interrupt__", ())]
+    final = None if pending else messages[-1].content
     stop, error = "interrupt" if pending else "end_turn", errors[0] if errors else None
     return stop, pending, final, error, events
 '''
 
 
 SHAPES: Final = {"langgraph": TOOLS, "langgraph-subgraph-node": SUBGRAPH_NODES}
+# the prebuilt ReAct agent binds the model to its tools; the hand-built graph calls it as is
+ALWAYS: Final = {"langgraph": frozenset({"react"}), "langgraph-subgraph-node": frozenset()}
 
 
 def section(target: str) -> str:
@@ -183,6 +175,7 @@ def imports(target: str) -> str:
             "from langgraph.prebuilt import create_react_agent\nfrom langgraph.types",
         )
     text = IMPORTS.replace("import warnings\n", "")
+    text = text.replace("namedtuple\n", "namedtuple\nfrom functools import partial\n")
     text = text.replace("@MESSAGES@", "AIMessage, HumanMessage, ToolMessage")
     text = text.replace("@TYPES@", "Command, Send, interrupt")
     return text.replace(

@@ -14,37 +14,22 @@ from typing import Final
 DISTRIBUTION: Final = "openai-agents"
 
 IMPORTS: Final = """\
-import asyncio
+import asyncio  #?restart
 import json
 import logging
 import re
-import sys
 import tempfile
 from collections import Counter, namedtuple
 from pathlib import Path
 
-from agents import Agent, Runner, RunState, SQLiteSession, Usage, function_tool
-from agents.items import ModelResponse
-from agents.models.interface import Model
+from agents import Agent, Model, ModelResponse, Runner, RunState, Usage, function_tool  #?restart
+from agents import Agent, Model, ModelResponse, Runner, Usage, function_tool  #?!restart
+from agents.memory import SQLiteSession  #?preserve
 from agents.tracing import set_tracing_disabled
-from openai.types.responses import (
-    ResponseFunctionToolCall,
-    ResponseOutputMessage,
-    ResponseOutputText,
-)
+from openai.types import responses
 """
 
 SECTION: Final = r'''
-LABELS: dict = {}  # (id of an agent object, tool name) -> the protected action's label
-set_tracing_disabled(True)
-
-
-def text(words: str) -> ResponseOutputMessage:
-    content = [ResponseOutputText(type="output_text", text=words, annotations=[])]
-    return ResponseOutputMessage(id="msg", type="message", role="assistant", status="completed",
-                                 content=content)
-
-
 class ScriptedModel(Model):  # the LLM's stand-in: it answers the turn its script has
     def __init__(self, agent: dict, path: str) -> None:
         self.agent, self.path = agent, path
@@ -58,16 +43,13 @@ class ScriptedModel(Model):  # the LLM's stand-in: it answers the turn its scrip
             content = item.get("content")
             parts = content if isinstance(content, list) else [{"text": content}]
             said += [(item.get("role"), part.get("text")) for part in parts if "text" in part]
-        mark, prompt, turn = next_turn(self.agent, self.path, said)
-        calls = turn if isinstance(turn, list) else []
-        subs = [sub["name"] for sub in self.agent.get("subs", [])]
-        output = [text(mark if calls else f"{mark} {turn}")] + [
-            ResponseFunctionToolCall(
-                type="function_call", id=f"fc_{use_id}", call_id=use_id, name=name,
-                status="completed", arguments=json.dumps(
-                    {"input": (task or ["do your part"])[0]} if name in subs else {"call": prompt}))
-            for name, use_id, *task in calls
-        ]
+        text, calls = next_turn(self.agent, self.path, said)
+        content = [responses.ResponseOutputText(type="output_text", text=text, annotations=[])]
+        output = [responses.ResponseOutputMessage(id="msg", type="message", role="assistant",
+                                                  status="completed", content=content)]
+        output += [responses.ResponseFunctionToolCall(
+            type="function_call", id=f"fc_{use_id}", call_id=use_id, name=name, status="completed",
+            arguments=json.dumps(arguments)) for name, use_id, arguments in calls]
         return ModelResponse(output=output, usage=Usage(), response_id=None)
 
 
@@ -81,26 +63,27 @@ def action(name: str, label: str):
 
 
 def agent(spec: dict, path: str, store: str) -> Agent:
-    tools = [action(name, label) for name, (label, _) in spec.get("actions", {}).items()]
+    tools = [action(name, label) for name, label in spec.get("actions", {}).items()]
     for sub in spec.get("subs", []):
+        #?preserve{
         kept = {}
         if sub.get("preserve"):
             key = f"{path}/{sub['name']}".replace("/", "--")
             kept["session"] = SQLiteSession(session_id=key, db_path=f"{store}/sessions.sqlite3")
+        #?}
+        kept = {}  #?!preserve
         tools.append(agent(sub, f"{path}/{sub['name']}", store).as_tool(
             tool_name=sub["name"], tool_description=f"Sub-agent {sub['name']}.", **kept))
-    built = Agent(name=spec["name"], model=ScriptedModel(spec, path), tools=tools)
-    for name, (label, _) in spec.get("actions", {}).items():
-        LABELS[(id(built), name)] = label
-    return built
+    return Agent(name=spec["name"], model=ScriptedModel(spec, path), tools=tools)
 
 
 def build(store: str) -> dict:
     """The tree, and the interrupted run read back from its stored RunState, if any."""
+    set_tracing_disabled(True)  # no trace export: nothing leaves this process
     root, saved = agent(TREE, TREE["name"], store), Path(store, "run_state.json")
     state = None
-    if saved.exists():
-        state = asyncio.run(RunState.from_json(root, json.loads(saved.read_text())))
+    if saved.exists():  #?restart
+        state = asyncio.run(RunState.from_json(root, json.loads(saved.read_text())))  #?restart
     return {"root": root, "state": state, "saved": saved}
 
 
@@ -115,8 +98,9 @@ def pending_of(state) -> dict:
 
 
 def shown(state) -> list:
-    return [Pending(key, LABELS.get((id(item.agent), item.tool_name)), 1,
-                    json.loads(item.raw_item.arguments or "{}").get("call"))
+    return [Pending(key, item.agent.model.agent["actions"][item.tool_name], 1,
+                    json.loads(item.raw_item.arguments or "{}").get("call"))  #?by_call
+                    None)  #?!by_call
             for key, item in pending_of(state).items()]
 
 
@@ -126,19 +110,16 @@ def advance(app: dict, given: str | list) -> tuple:
     handler.emit = lambda record: errors.append(record.getMessage())
     logging.getLogger("openai.agents").addHandler(handler)
     try:
-        if isinstance(given, str):
-            if app["state"] is not None:
-                raise RuntimeError("a run is waiting for approvals: answer it first")
-            result = Runner.run_sync(app["root"], given)
-        else:
-            current = pending_of(app["state"])
+        if isinstance(given, list):  # approve or reject each pending approval named
+            current, state = pending_of(app["state"]), app["state"]
             unknown = sorted(key for key, _ in given if key not in current)
             if unknown or not given:
                 raise LookupError(f"no pending approval matches {unknown}: nothing was answered")
             for key, response in given:
-                state = app["state"]
                 (state.approve if response == "approve" else state.reject)(current[key])
-            result = Runner.run_sync(app["root"], app["state"])
+        elif app["state"] is not None:  #?rerun
+            raise RuntimeError("a run is waiting for approvals: answer it first")  #?rerun
+        result = Runner.run_sync(app["root"], given if isinstance(given, str) else app["state"])
     except Exception as failure:
         return None, shown(app["state"]), None, f"{type(failure).__name__}: {failure}", []
     finally:
@@ -146,9 +127,9 @@ def advance(app: dict, given: str | list) -> tuple:
     error = errors[0] if errors else None
     if result.interruptions:
         app["state"] = result.to_state()
-        app["saved"].write_text(json.dumps(app["state"].to_json()))
+        app["saved"].write_text(json.dumps(app["state"].to_json()))  #?restart
         return "interrupt", shown(app["state"]), None, error, []
     app["state"] = None
-    app["saved"].unlink(missing_ok=True)
-    return "end_turn", [], MARK.sub("", str(result.final_output), count=1).lstrip(), error, []
+    app["saved"].unlink(missing_ok=True)  #?restart
+    return "end_turn", [], str(result.final_output), error, []
 '''

@@ -43,12 +43,13 @@ class NotExpressible(ValueError):
 class Plan:
     """One scenario as a reproducer replays it.
 
-    ``tree``: each agent as ``{"name", "preserve", "actions": {tool: [label, questions]},
-    "subs": [...], "turns": [[[tool, id, prompt], ...], ..., answer]}`` (the tool-calling
-    turns, then the answer text; by prompt, ``"*"`` for any other, where the agent's script
-    depends on it; a call's prompt, ``preserve``, ``actions`` and ``subs`` only where they say
-    something).  ``steps``: ``["run", prompt]``, ``["answer",
-    [[label, response], ...], [[id, response], ...], [[label, prompt, response], ...]]``,
+    ``tree``: each agent as ``{"name", "preserve", "actions": {tool: label}, "questions":
+    {label: n}, "subs": [...], "turns": [[[tool, id, prompt], ...], ..., answer]}`` (the
+    tool-calling turns, then the answer text; by prompt, ``"*"`` for any other, where the
+    agent's script depends on it; a call's prompt, ``preserve``, ``actions``, ``questions`` (an
+    action asking more than once) and ``subs`` only where they say something).  ``steps``:
+    ``["run", prompt]``, ``["answer", [[label, response], ...], [[id, response], ...], [[label,
+    prompt, response], ...]]``,
     ``["resend", index]`` or ``["restart"]`` (an answer's empty lists at its end left out).
     ``expected``: per step (None for a restart) ``[pending ("label#question"), labels that
     run, final answer, error ("required" | "forbidden" | "allowed")]``.
@@ -134,9 +135,9 @@ def agent_data(agent: Agent) -> dict[str, Any]:
     if agent.preserve_context:
         data["preserve"] = True
     if agent.actions:
-        data["actions"] = {
-            action.tool: [action.label, action.questions] for action in agent.actions
-        }
+        data["actions"] = {action.tool: action.label for action in agent.actions}
+    if asks := {action.label: action.questions for action in agent.actions if action.questions > 1}:
+        data["questions"] = asks
     if agent.sub_agents:
         data["subs"] = [agent_data(sub) for sub in agent.sub_agents]
     return data | {"turns": turns}

@@ -15,7 +15,6 @@ import asyncio
 import json
 import logging
 import re
-import sys
 import tempfile
 from collections import namedtuple
 
@@ -35,30 +34,33 @@ class ScriptedModel(Model):  # the LLM's stand-in: it streams the turn its scrip
 
     async def stream(self, messages, tool_specs=None, system_prompt=None, **kwargs):
         said = [(m["role"], b["text"]) for m in messages for b in m["content"] if "text" in b]
-        mark, prompt, turn = next_turn(self.agent, self.path, said)
-        calls = turn if isinstance(turn, list) else []
+        text, calls = next_turn(self.agent, self.path, said)
         yield {"messageStart": {"role": "assistant"}}
         yield {"contentBlockStart": {"start": {}}}
-        yield {"contentBlockDelta": {"delta": {"text": mark if calls else f"{mark} {turn}"}}}
+        yield {"contentBlockDelta": {"delta": {"text": text}}}
         yield {"contentBlockStop": {}}
-        for name, use_id, *asked in calls:
-            subs = [sub["name"] for sub in self.agent.get("subs", [])]
-            task = {"input": (asked or ["do your part"])[0]}
-            arguments = json.dumps(task if name in subs else {"call": prompt})
+        for name, use_id, arguments in calls:
             yield {"contentBlockStart": {"start": {"toolUse": {"toolUseId": use_id, "name": name}}}}
-            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": arguments}}}}
+            yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(arguments)}}}}
             yield {"contentBlockStop": {}}
         yield {"messageStop": {"stopReason": "tool_use" if calls else "end_turn"}}
 
 
-def action(name: str, label: str, questions: int):
+def action(name: str, label: str, questions: int = 1):
     async def run(call: str, tool_context: ToolContext) -> str:
         """A protected action: it runs only with a human's approval."""
+        #?questions{
         for number in range(1, questions + 1):
             reason = {"action": label, "question": number, "prompt": call}
             asked = "approval" if number == 1 else f"approval-{number}"
             if tool_context.interrupt(asked, reason=reason) != "approve":
                 return f"{label}: refused"
+        #?}
+        #?!questions{
+        reason = {"action": label, "question": 1, "prompt": call}
+        if tool_context.interrupt("approval", reason=reason) != "approve":
+            return f"{label}: refused"
+        #?}
         RAN.append(label)
         return f"{label}: done"
 
@@ -68,7 +70,11 @@ def action(name: str, label: str, questions: int):
 def build(store: str, spec: dict = TREE, path: str = "") -> Agent:
     """The agent and its sub-agents; those that keep a session restore it from ``store``."""
     path = f"{path}/{spec['name']}".lstrip("/")
-    tools = [action(name, *asks) for name, asks in spec.get("actions", {}).items()]
+    #?questions{
+    actions, asks = spec.get("actions", {}), spec.get("questions", {})
+    tools = [action(name, label, asks.get(label, 1)) for name, label in actions.items()]
+    #?}
+    tools = [action(name, label) for name, label in spec.get("actions", {}).items()]  #?!questions
     for sub in spec.get("subs", []):
         as_tool = build(store, sub, path).as_tool
         tools.append(as_tool(name=sub["name"], preserve_context=sub.get("preserve", False)))
@@ -100,9 +106,7 @@ def advance(root: Agent, given: str | list) -> tuple:
         logging.getLogger("strands").removeHandler(handler)
     final, error = None, errors[0] if errors else None
     if result.stop_reason == "end_turn":
-        text = "".join(b["text"] for b in result.message["content"] if "text" in b)
-        final = MARK.sub("", text, count=1).lstrip()
-    asked = [(item.id, item.reason or {}) for item in result.interrupts or ()]
-    pending = [Pending(k, q.get("action"), q.get("question"), q.get("prompt")) for k, q in asked]
+        final = "".join(b["text"] for b in result.message["content"] if "text" in b)
+    pending = [Pending(item.id, **item.reason) for item in result.interrupts or ()]
     return str(result.stop_reason), pending, final, error, events
 '''

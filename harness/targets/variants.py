@@ -21,6 +21,9 @@ Where the bug sits:
 * after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
   has.
 * in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
+* in the shapes only the coverage sample draws (``variants_coverage``): answers to questions
+  under confusable ids, a retry after a parked turn, a refused restore of several questions, a
+  retried gated call.
 * in module state (``variants_processes``): parked turns kept where a rebuild in the same
   process finds them and a new process does not; only a real restart shows it.
 
@@ -61,6 +64,12 @@ from harness.targets.variants_continuation import (
     ReplayTurnAgent,
     SharedObjectTool,
     SwallowRestoreFailureTool,
+)
+from harness.targets.variants_coverage import (
+    GateApprovalStandsTool,
+    LooseAnswerLookupTool,
+    RefusedRestoreKeepsOneAgent,
+    RetryContinuesParkedTool,
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
@@ -333,6 +342,31 @@ _ALL: Final = (
         "a call's questions go up, and its answers come down, under its call key cut to 64 "
         "characters: two long toolUseIds alike in their first characters share one name",
         tool_class=TruncatedIdsTool,
+    ),
+    # bugs in shapes only the coverage sample draws (``variants_coverage``)
+    Variant(
+        "loose-answer-lookup",
+        "a call's answers are picked by its call key in Unicode NFC: an answer to the call "
+        "\u00e9 also reaches its NFD twin e\u0301, whose sub-agent asked the same",
+        tool_class=LooseAnswerLookupTool,
+    ),
+    Variant(
+        "retry-continues-parked",
+        "the sub-agent restored from a stored turn is kept under the call's toolUseId: a retry "
+        "of a call whose first attempt was restored continues that finished turn",
+        tool_class=RetryContinuesParkedTool,
+    ),
+    Variant(
+        "refused-restore-keeps-one",
+        "a stored turn that cannot be restored is refused loudly, but of each call's pending "
+        "questions only the first stays pending",
+        agent_class=RefusedRestoreKeepsOneAgent,
+    ),
+    Variant(
+        "gate-approval-stands",
+        "a gate approved for a call stands for its retries: a retried gated call is called "
+        "again without asking its gate",
+        tool_class=GateApprovalStandsTool,
     ),
 )
 

@@ -1,0 +1,146 @@
+"""Known-bad variants (``harness.targets.variants`` registers them) whose bug sits in a shape the
+coverage sample draws on purpose (``scenarios.strategies.coverage``), and that the regression
+files and the ci sample before it never showed: state nobody read back, shapes nobody drew.
+
+Each is the reference with one mistake a maintainer plausibly makes, said in its docstring;
+everything else (naming, routing, the stored turn) is the reference's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+from unicodedata import normalize
+
+from fakes.protected import APPROVE
+from harness.reference.agent import Agent, ToolCall, ToolOutcome
+from harness.reference.agent_as_tool import SubAgentTool
+from harness.reference.continuation import ContinuationError
+from harness.reference.naming import (
+    NotANestedId,
+    split_root_visible_id,
+    tool_interrupt_id,
+)
+from harness.reference.state import JSON, AgentState, Interrupt
+
+# a call key (``harness.reference.agent.call_key``): the caller's model turns, the attempt, the id
+KEY: Final = re.compile(r"(?P<turns>\d+)(?:r(?P<attempt>\d+))?\.(?P<id>.*)", re.DOTALL)
+
+
+def _loose(key: str) -> str:
+    """``key`` as a store keyed by normalized text keeps it: Unicode NFC."""
+    return normalize("NFC", key)
+
+
+class LooseAnswerLookupTool(SubAgentTool):
+    """Picks a call's answers by its call key in Unicode NFC, as a store keyed by normalized
+    text would: questions still go up under distinct names, but an answer to a call whose
+    toolUseId is ``é`` (composed) also reaches the call ``e\u0301`` (decomposed), whose
+    sub-agent asked under the same local id.  Only an answer shows it: raised questions look
+    right.  Differs from the reference in ``responses`` only."""
+
+    def responses(self, caller: AgentState, outer: str) -> dict[str, JSON]:
+        found: dict[str, JSON] = {}
+        for interrupt in caller.interrupt_state.interrupts:
+            try:
+                other, local_id = split_root_visible_id(interrupt.id)
+            except NotANestedId:
+                continue
+            if interrupt.response is not None and _loose(other) == _loose(outer):
+                found.setdefault(local_id, interrupt.response)
+        return found
+
+
+def _turn_and_id(outer: str) -> tuple[str, str]:
+    """The caller's turn and the toolUseId of call key ``outer``, without its attempt."""
+    matched = KEY.fullmatch(outer)
+    return ("", outer) if matched is None else (matched["turns"], matched["id"])
+
+
+class RetryContinuesParkedTool(SubAgentTool):
+    """Keeps the sub-agent it restored from a stored turn (restored in ``prepare``, to be resumed
+    in ``run`` without restoring it twice) under the call's toolUseId instead of the call key,
+    and never drops it: a retry of that call, under the same toolUseId, is handed the first
+    attempt's restored sub-agent, finished by then, and continues its history instead of
+    starting anew.  Only a first attempt that parked, was restored from storage (a restart
+    between its question and its answer) and then retried shows it; a turn resumed in memory
+    is never kept.  Differs from the reference in ``_sub_agent_for`` only."""
+
+    def __init__(self, name: str, build: Callable[[], Agent], **options: Any) -> None:
+        super().__init__(name, build, **options)
+        self.restored: dict[tuple[str, str], Agent] = {}
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        key = _turn_and_id(outer)
+        if self.live is not None:
+            return super()._sub_agent_for(caller, outer, owned=owned)
+        if key in self.restored:
+            return self.restored[key]
+        in_memory = self.parked.get(outer, (None, None))[1]
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if owned and sub_agent is not in_memory:
+            self.restored[key] = sub_agent
+        return sub_agent
+
+
+class RefusedRestoreKeepsOneAgent(Agent):
+    """When a stored turn cannot be restored, keeps only the first pending question of each call
+    and drops the rest (as an SDK that re-raises "the" interrupt of a failed tool call would):
+    the failure is loud and one question stays, so a call that asked once looks right; a call
+    with several pending questions loses all but one.  Differs from the reference in
+    ``prepare_resume`` only."""
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        try:
+            super().prepare_resume(responses)
+        except ContinuationError:
+            parked = self.state.interrupt_state
+            parked.interrupts = _first_of_each_call(parked.interrupts)
+            raise
+
+
+def _first_of_each_call(interrupts: list[Interrupt]) -> list[Interrupt]:
+    kept: list[Interrupt] = []
+    calls: set[str] = set()
+    for interrupt in interrupts:
+        try:
+            call, _ = split_root_visible_id(interrupt.id)
+        except NotANestedId:
+            call = interrupt.id
+        if interrupt.response is None and call in calls:
+            continue
+        calls.add(call)
+        kept.append(interrupt)
+    return kept
+
+
+class GateApprovalStandsTool(SubAgentTool):
+    """Takes a gate approved for a call as approved for the call's retries: a retried call of a
+    gated sub-agent is called again without asking its gate (the approval is looked up by the
+    toolUseId, not by the attempt), a standing approval the human never gave.  A denied gate is
+    asked again, as it must be.  Differs from the reference in ``run`` only."""
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        gate = self.gate
+        if gate is None or not _earlier_attempt_approved(call):
+            return super().run(call)
+        self.gate = None
+        try:
+            return super().run(call)
+        finally:
+            self.gate = gate
+
+
+def _earlier_attempt_approved(call: ToolCall) -> bool:
+    matched = KEY.fullmatch(call.key)
+    if matched is None or matched["attempt"] is None:
+        return False
+    earlier = [f"{matched['turns']}.{matched['id']}"] + [
+        f"{matched['turns']}r{n}.{matched['id']}" for n in range(1, int(matched["attempt"]))
+    ]
+    prefixes = tuple(tool_interrupt_id(key, "") for key in earlier)  # the gate's own questions
+    return any(
+        interrupt.response == APPROVE and interrupt.id.startswith(prefixes)
+        for interrupt in call.caller.interrupt_state.interrupts
+    )

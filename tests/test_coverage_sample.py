@@ -1,0 +1,89 @@
+"""The coverage sample (``scenarios/corpus/coverage/``): it is what ``generate --coverage``
+writes, each shape where bugs hide is at least 5% of it, the reference holds on it and on the
+coverage regression files, and only those catch the coverage variants among the regression files.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from harness.checkers import check
+from harness.cli import main
+from harness.runner import run_scenario
+from harness.targets import registry
+from harness.targets.reference import ReferenceTarget
+from scenarios import corpus, coverage
+from scenarios.classes import COVERAGE, classes_of
+from scenarios.loading import REGRESSIONS, load_all, regression_files
+from scenarios.model import Scenario
+from scenarios.statistics import MINIMUM_SHARE
+
+COVERAGE_REGRESSIONS = REGRESSIONS / "coverage"
+# each coverage variant (``harness.targets.variants_coverage``) with the regression file of its
+# shape, the only one that catches it
+CAUGHT_BY = {
+    "loose-answer-lookup": "adversarial-ids-answered",
+    "retry-continues-parked": "retried-parked-call",
+    "refused-restore-keeps-one": "refused-restore-of-several",
+    "gate-approval-stands": "retried-gated-call-after-result",
+}
+
+
+@functools.cache
+def committed() -> list[tuple[str, Scenario]]:
+    return coverage.read()
+
+
+def test_the_committed_coverage_sample_is_what_generate_writes(tmp_path: Path) -> None:
+    assert main(["generate", "--coverage", "--corpus", str(tmp_path)]) == 0
+    written = tmp_path / coverage.FILE.relative_to(corpus.CORPUS)
+    assert written.read_bytes() == coverage.FILE.read_bytes(), "regenerate deliberately"
+
+
+def test_every_coverage_class_is_at_least_five_percent_of_the_sample() -> None:
+    counts: Counter[str] = Counter()
+    for _, scenario in committed():
+        counts.update(classes_of(scenario) & set(COVERAGE))
+    total = len(committed())
+    assert total >= 100
+    shares = {name: counts[name] / total for name in COVERAGE}
+    assert all(share >= MINIMUM_SHARE for share in shares.values()), shares
+
+
+def test_each_family_draws_only_its_own_class() -> None:
+    for name, prefix in coverage.FAMILIES:
+        family = [s for n, s in committed() if n.startswith(f"generated-{prefix}")]
+        assert family, name
+        assert all(name in classes_of(scenario) for scenario in family), name
+
+
+def test_the_reference_holds_on_the_coverage_sample_and_regression_files() -> None:
+    target = ReferenceTarget()
+    runs = committed() + load_all(regression_files(COVERAGE_REGRESSIONS))
+    broken = {}
+    for name, scenario in runs:
+        history = run_scenario(target, scenario, name)
+        assert not history.not_applicable, name
+        violations = check(history)
+        if violations:
+            broken[name] = sorted({violation.invariant for violation in violations})
+    assert broken == {}
+
+
+@pytest.mark.parametrize("slug", sorted(CAUGHT_BY))
+def test_a_coverage_variant_is_caught_by_its_shape_and_by_no_other_regression_file(
+    slug: str,
+) -> None:
+    target = registry.get(f"bad-{slug}")
+    caught = []
+    for name, scenario in load_all(regression_files()) + load_all(
+        regression_files(COVERAGE_REGRESSIONS)
+    ):
+        history = run_scenario(target, scenario, name)
+        if check(history):
+            caught.append(name)
+    assert caught == [CAUGHT_BY[slug]]
