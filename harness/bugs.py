@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 import scenarios
 from harness.findings.document import FindingsFile, InvariantId
-from harness.findings.loading import read_findings_file
+from harness.findings.loading import read_findings_file, release_views
 from harness.findings.search import BUNDLED, file_name, inherited, release
 from harness.report import column
 from scenarios.loading import read_yaml
@@ -118,12 +118,11 @@ def read_findings_files(folder: Path = BUNDLED) -> dict[str, FindingsFile]:
     releases as its view as of each release it names (``strands-1.59.0`` through ``1.62.0``:
     ``strands-1.59.0`` and ``strands-1.62.0``); one that cannot be used is refused in one line
     (``FindingsFileError``)."""
-    documents = {}
-    for path in sorted(folder.glob("*.yaml")):
-        whole = read_findings_file(path)
-        for version in whole.named_releases() if whole.ranged else (whole.version,):
-            documents[file_name(whole.target, version).removesuffix(".yaml")] = whole.as_of(version)
-    return documents
+    return {
+        stem: view
+        for path in sorted(folder.glob("*.yaml"))
+        for stem, view in release_views(read_findings_file(path)).items()
+    }
 
 
 def problems(catalogue: Catalogue, documents: Mapping[str, FindingsFile]) -> list[str]:

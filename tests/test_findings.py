@@ -740,3 +740,19 @@ def test_the_shipped_strands_releases_that_behave_alike_share_one_file() -> None
         assert view is not None
         assert view.version == version
         assert view.classes
+
+
+def test_a_baseline_file_of_a_range_judges_as_its_newest_release(tmp_path: Path) -> None:
+    """``check --baseline-findings FILE`` with a file of a range: the findings of its newest
+    release, not every release's at once."""
+    import argparse
+    from types import SimpleNamespace
+
+    from harness.pull_request import baselines
+
+    path = ranged_file(tmp_path, RANGED.replace("'>=1.2.0'", "'<=1.0.0'"))
+    arguments = argparse.Namespace(baseline_findings=path, baseline=None)
+    target = SimpleNamespace(info=SimpleNamespace(name="sdk", findings_name="sdk"))
+    chosen = baselines(arguments, [target], [tmp_path])
+    [twins] = chosen["sdk"].findings
+    assert [witness.seen for witness in twins.witnesses] == ["^send-mail ran 0 times$"]

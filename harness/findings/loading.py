@@ -168,3 +168,14 @@ def load_findings(target: str, version: str, where: Folders = None) -> tuple[Fin
 def load_classes(target: str, version: str, where: Folders = None) -> tuple[FindingClass, ...]:
     document = load_document(target, version, where)
     return () if document is None else document.classes
+
+
+def release_views(document: FindingsFile) -> dict[str, FindingsFile]:
+    """A findings file as the files of each release it names, by stem (``strands-1.59.0``): a
+    file of one release is itself; a file of a range, its view as of each release it names
+    (``FindingsFile.named_releases``)."""
+    releases = document.named_releases() if document.ranged else (document.version,)
+    return {
+        file_name(document.target, version).removesuffix(".yaml"): document.as_of(version)
+        for version in releases
+    }
