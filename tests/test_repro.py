@@ -22,6 +22,7 @@ import yaml
 
 from harness import repro
 from harness.cli import main
+from harness.findings.loading import load_document
 from harness.repro import HOOKS, Hook, NotExpressible, plan_of, reproducer, symptom_of
 from harness.repro.literals import WIDTH, literal
 from harness.repro.sources import findings_files
@@ -87,12 +88,11 @@ def expressible(target: str = "strands") -> list[tuple[str, str]]:
 
 
 def recorded_on_installed_release(target: str) -> set[str]:
-    """The regression files the installed release's findings file records for ``target``."""
-    for release, path in findings_files(target):
-        if ".".join(map(str, release)) == installed(target):
-            document = yaml.safe_load(path.read_text(encoding="utf-8"))
-            return {entry["scenario"] for entry in document["findings"]}
-    raise AssertionError(f"{target} {installed(target)} has no findings file")
+    """The regression files the installed release's findings record for ``target`` (its own
+    file, or the file of a range of releases that names it)."""
+    document = load_document(target, installed(target), None)
+    assert document is not None, f"{target} {installed(target)} has no findings file"
+    return {entry.scenario for entry in document.findings}
 
 
 def run_alone(script: str, where: Path) -> subprocess.CompletedProcess[str]:
