@@ -316,10 +316,10 @@ def test_every_checker_is_quiet_on_a_good_history(name: str) -> None:
     assert check(GOOD[name]) == []
 
 
-def test_the_checkers_are_the_sixteen_checked_invariants_then_differential_then_outcome() -> None:
+def test_the_checkers_are_the_seventeen_checked_invariants_then_differential_then_outcome() -> None:
     ids = [checker.id for checker in CHECKERS]
 
-    assert ids == [f"I{n}" for n in range(1, 17)] + ["D", "O"]
+    assert ids == [f"I{n}" for n in range(1, 18)] + ["D", "O"]
     assert len({checker.slug for checker in CHECKERS}) == len(CHECKERS)
     assert all(checker.needs <= set(CAPABILITIES) for checker in CHECKERS)
 
