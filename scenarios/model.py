@@ -113,7 +113,6 @@ ScenarioClass = Literal[
     "deploy-skew",
     "retries",
     "adversarial-ids",
-    "agent-state",
 ]
 # what each class a file declares means (the file's ``classes``: what it sets out to exercise)
 SCENARIO_CLASSES: Final[dict[str, str]] = {
@@ -148,8 +147,6 @@ SCENARIO_CLASSES: Final[dict[str, str]] = {
     "its error: every attempt is a new call that asks again under ids of its own",
     "adversarial-ids": "toolUseIds a naming scheme may confuse: prefixes of each other across a "
     "separator, percent-escapes of each other, NFC/NFD twins, long ids alike but at their end",
-    "agent-state": "a sub-agent's tally effect writes its key/value state before its question "
-    "and reads it back after the resume: the stored turn must carry it across a restart",
 }
 
 
