@@ -21,6 +21,7 @@ DRIVES: Final = {
     "langgraph": "benchmarks.direct_langgraph",
     "langgraph-subgraph-node": "benchmarks.direct_langgraph_subgraph",
     "openai-agents": "benchmarks.direct_openai_agents",
+    "adk-single-turn": "benchmarks.direct_adk",
 }
 
 OVERHEAD_TREE: dict[str, Any] = {

@@ -59,7 +59,7 @@ class Lifelines:
         for sub in agent.sub_agents:
             if sub.gate is not None:  # its caller asks the gate: drawn at the caller
                 self.actions.setdefault(sub.gate, (self.agents[path], path))
-            self._add(sub, f"{path}/{sub.name}")
+            self._add(sub, f"{path}/{sub.tool}")
 
     def declarations(self) -> list[str]:
         lines = [f"    actor {HUMAN} as human"]

@@ -176,6 +176,12 @@ class ForkedSession:
         observation: Observation = self._step("answer", list(responses))
         return observation
 
+    def resume(self, response: Any) -> Observation:
+        if self.child is None:
+            return Observation(stop_reason=None, error=NOT_REBUILT)
+        observation: Observation = self._step("resume", response)
+        return observation
+
     def restart(self) -> str | None:
         return self._segment(resume=True)
 

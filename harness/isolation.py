@@ -30,6 +30,7 @@ from harness.targets.base import (
     StoredContinuation,
     Target,
     TargetInfo,
+    resume_without_id,
 )
 from scenarios.model import Agent, Scenario
 
@@ -68,6 +69,9 @@ class ProcessSession:
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         sent = [[asdict(pending), response] for pending, response in responses]
         return _observation(self._call({"op": "answer", "responses": sent})["observation"])
+
+    def resume(self, response: Any) -> Observation:
+        return _observation(self._call({"op": "resume", "response": response})["observation"])
 
     def restart(self) -> str | None:
         error: str | None = self._call({"op": "restart"})["error"]
@@ -162,6 +166,8 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
             (PendingInterrupt(**pending), answer) for pending, answer in request["responses"]
         ]
         reply["observation"] = asdict(session.answer(responses))
+    elif op == "resume":
+        reply["observation"] = asdict(resume_without_id(session, request["response"]))
     elif op == "corrupt":
         try:
             reply["note"] = session.corrupt(

@@ -30,6 +30,7 @@ from harness.targets.base import (
     Session,
     Target,
     missing_capabilities,
+    resume_without_id,
 )
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Expected, Oracle
@@ -291,6 +292,11 @@ class Recorder:
         if isinstance(step, Run):
             expected = self.oracle.step(index, step)
             observed = self._observe(self.session.run(step.run), "run()")
+        elif isinstance(step, Answer) and step.resume is not None:
+            expected = self.oracle.step(index, step)
+            self.judged[index] = expected  # before the target acts: a crash may cut it short
+            resumed = resume_without_id(self.session, step.resume)
+            observed = self._observe(resumed, "resume()")
         elif isinstance(step, Answer):
             answered = self._responses(step)
             questions = {
@@ -362,6 +368,10 @@ class Recorder:
         """Send again what answer or resend step ``index`` sent, as a client does when the
         server died before replying (a crash cut the step short, then a restart)."""
         step = self.scenario.steps[index]
+        if isinstance(step, Answer) and step.resume is not None:  # the same answer without an id
+            observation = resume_without_id(self.session, step.resume)
+            self._observe(observation, "resume()")
+            return observation
         sent = self.sent.get(step.resend if isinstance(step, Resend) else index, [])
         observation = self.session.answer(sent)
         self._observe(observation, "answer()")

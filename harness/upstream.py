@@ -30,8 +30,9 @@ ROOT: Final = CATALOGUE.parent.parent
 # the SDK (its PyPI name) -> the targets that drive it
 TARGETS_OF: Final = {
     "strands-agents": ("strands", "strands-snapshot"),
-    "langgraph": ("langgraph", "langgraph-subgraph-node"),
+    "langgraph": ("langgraph", "langgraph-subgraph-node", "langgraph-toolnode"),
     "openai-agents": ("openai-agents",),
+    "google-adk": ("adk", "adk-single-turn"),
 }
 INVARIANTS: Final = tuple(checker.id for checker in CHECKERS)
 
@@ -48,7 +49,7 @@ class Bug(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="The entry's file name.")
-    sdk: Literal["strands-agents", "langgraph", "openai-agents"]
+    sdk: Literal["strands-agents", "langgraph", "openai-agents", "google-adk"]
     tracker: str = Field(
         pattern=r"^[\w.-]+/[\w.-]+#\d+$",
         description="Where it is reported or fixed: owner/repository#number.",

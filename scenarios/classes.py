@@ -84,7 +84,7 @@ def classes_of(scenario: Scenario) -> set[str]:
                 found |= _twin_agent_calls(agent, tools)
             if _twin_prompts(agent, turn):
                 found.add("twin-prompts")
-            subs = {sub.name for sub in agent.sub_agents}
+            subs = {sub.tool for sub in agent.sub_agents}
             if any(tool in subs for tool in tools) and any(tool not in subs for tool in tools):
                 found.add("mixed")
     found |= _step_classes(scenario)
@@ -94,7 +94,7 @@ def classes_of(scenario: Scenario) -> set[str]:
 
 def _twin_agent_calls(agent: Agent, tools: list[str]) -> set[str]:
     """``twin-agent-calls`` when a turn's tools (``tools``) call one sub-agent twice or more."""
-    twins = any(tools.count(sub.name) >= 2 for sub in agent.sub_agents)
+    twins = any(tools.count(sub.tool) >= 2 for sub in agent.sub_agents)
     return {"twin-agent-calls"} if twins else set()
 
 
@@ -105,7 +105,7 @@ def _twin_session_calls(agent: Agent, twice: bool = False) -> bool:
     an agent above it). One agent object, one history or one session then serves both."""
     for sub in agent.sub_agents:
         counts = [
-            sum(call.tool == sub.name for call in turn)
+            sum(call.tool == sub.tool for call in turn)
             for _, turns in agent.scripts()
             for turn in turns
         ]
@@ -118,7 +118,7 @@ def _twin_session_calls(agent: Agent, twice: bool = False) -> bool:
 def _twin_prompts(agent: Agent, turn: tuple[Call, ...]) -> bool:
     """The turn calls one sub-agent two or more times with different prompts, at least one of
     which it has a script of its own for (its ``prompts``): twins that act and answer apart."""
-    subs = {sub.name: sub for sub in agent.sub_agents}
+    subs = {sub.tool: sub for sub in agent.sub_agents}
     for name, sub in subs.items():
         prompts = {call.prompt for call in turn if call.tool == name}
         if len(prompts) >= 2 and prompts & set(sub.prompts):
@@ -149,7 +149,7 @@ def _shared_tool_use_ids(scenario: Scenario) -> bool:
     seen: dict[str, str] = {}
     for agent, _ in scenario.tree.walk():
         asking = {action.tool for action in agent.actions}
-        asking |= {sub.name for sub in agent.sub_agents if sub.gate is not None}
+        asking |= {sub.tool for sub in agent.sub_agents if sub.gate is not None}
         for turn in (turn for _, turns in agent.scripts() for turn in turns):
             for call in turn:
                 if call.tool in asking:
@@ -163,7 +163,7 @@ def _effect_before_a_question(agent: Agent) -> bool:
     """An ordinary tool called in a turn no later than one that may ask (calls an action or a
     sub-agent): what its agent must not run again when it resumes."""
     effects = {effect.tool for effect in agent.effects}
-    asking = {action.tool for action in agent.actions} | {sub.name for sub in agent.sub_agents}
+    asking = {action.tool for action in agent.actions} | {sub.tool for sub in agent.sub_agents}
     for _, turns in agent.scripts():
         ran = False
         for turn in turns:
@@ -177,7 +177,7 @@ def _effect_before_a_question(agent: Agent) -> bool:
 def _calls_a_gated_sub_agent(agent: Agent) -> bool:
     """A turn calls a sub-agent with a gate, in an agent its callers' turns reach from the root:
     a caller that asks before the call, whose sub-agent may then ask in the same call."""
-    subs = {sub.name: sub for sub in agent.sub_agents}
+    subs = {sub.tool: sub for sub in agent.sub_agents}
     called = {call.tool for _, turns in agent.scripts() for turn in turns for call in turn}
     reached = [subs[name] for name in sorted(called & set(subs))]
     return any(sub.gate is not None or _calls_a_gated_sub_agent(sub) for sub in reached)

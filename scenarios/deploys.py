@@ -29,7 +29,7 @@ def walk_paths(
 ) -> Iterator[tuple[Agent, str, Location]]:
     """Every agent of the tree with its path (names from the root, joined by ``/``) and where it
     is written in the tree."""
-    here = f"{path}/{agent.name}" if path else agent.name
+    here = f"{path}/{agent.tool}" if path else agent.name
     yield agent, here, where
     for position, sub in enumerate(agent.sub_agents):
         yield from walk_paths(sub, here, (*where, "sub_agents", position))

@@ -162,14 +162,14 @@ class Scenario(Strict):
     Beyond each field's own type, a scenario is refused when:
 
     - two actions anywhere in the tree share a label (a gate's label counts as an action's),
-      or the root has a gate or a retry;
+      or the root has a gate, a retry or a tool_name;
     - the first step other than a restart is not a run;
     - an answer names a label no action (or gate) has;
     - an `answer_calls` entry names a label no action has (a gate is answered by label only),
       a label the same step also answers by label, no prompt, or a prompt no call that can ask
       that action is given;
     - a repair has no corruption before it;
-    - a resend names a step that is not an earlier answer;
+    - a resend names a step that is not an earlier answer, or one without an id (`resume`);
     - an agent's `prompts` names a prompt it is never given (no run step gives it to the
       root, no call of its parent gives it to a sub-agent);
     - a corruption's `which` asks for more stored continuations than the steps so far leave
@@ -216,6 +216,10 @@ class Scenario(Strict):
             raise FieldError(
                 ("tree", "gate"), "the root has no caller to ask: only a sub-agent can be gated"
             )
+        if self.tree.tool_name is not None:
+            raise FieldError(
+                ("tree", "tool_name"), "the root has no caller to call it: only a sub-agent has one"
+            )
         if self.tree.retry is not None:
             raise FieldError(
                 ("tree", "retry"),
@@ -256,6 +260,11 @@ class Scenario(Strict):
             ):
                 raise FieldError(
                     ("steps", index, "resend"), f"step {step.resend} is not an earlier answer"
+                )
+            if isinstance(step, Resend) and _resumes(self.steps[step.resend]):
+                raise FieldError(
+                    ("steps", index, "resend"),
+                    f"step {step.resend} is an answer without an id: give it again as a step",
                 )
         for position, index in enumerate((self.expect and self.expect.errors) or ()):
             if index >= len(self.steps):
@@ -298,6 +307,11 @@ class Scenario(Strict):
         return self.model_copy(update=update)
 
 
+def _resumes(step: Step) -> bool:
+    """Whether ``step`` is an answer without an id (``resume``)."""
+    return isinstance(step, Answer) and step.resume is not None
+
+
 def _prompts_given(agent: Agent, given: set[str], where: tuple[str | int, ...]) -> None:
     """Refuse a key of ``agent.prompts`` that is not among the prompts it is ``given``; then the
     same for its sub-agents, each given the prompts its calls carry in any of ``agent``'s
@@ -319,7 +333,7 @@ def _prompts_of_calls(agent: Agent, sub: Agent) -> set[str]:
         for _, turns in agent.scripts()
         for turn in turns
         for call in turn
-        if call.tool == sub.name
+        if call.tool == sub.tool
     }
 
 

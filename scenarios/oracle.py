@@ -40,6 +40,9 @@ Semantics it encodes, each straight from docs/invariants.md:
   one already answered: a re-sent answer that was carried out) must be refused loudly and
   change nothing, the whole step (I14); a re-sent answer that was refused (see above) names
   questions still pending;
+* an answer without an id (``resume``) answers the one pending question; with several pending
+  it names none of them, so it is refused loudly and changes nothing, the whole step (I14): an
+  SDK may not guess which question it meant, nor take it for all of them;
 * a deploy (a restart with a changed tree) keeps every parked call whose tool its agent still
   has, under the same path (an action's tool, a sub-agent's name, all the way up): its
   question is answered as before, and the agents play the new tree's scripts from where they
@@ -250,6 +253,8 @@ class Oracle:
         self.acted = []
         if isinstance(step, Run):
             return self._run(step.run)
+        if isinstance(step, Answer) and step.resume is not None:
+            return self._resume(index, step.resume)
         if isinstance(step, Answer):
             given: Given = {label: response for label, response in step.answer.items()}
             for action, by_prompt in step.answer_calls.items():
@@ -306,6 +311,20 @@ class Oracle:
         return self._expect(
             [], error="required", stop_reason=None, unknown_answer=True, cause=cause
         )
+
+    def _resume(self, index: int, response: str) -> Expected:
+        """An answer without an id: it names the one pending question, so it answers it; with
+        several pending it names none of them, so it is refused, the whole step (I14)."""
+        asking = [] if self.root is None or self.root.finished else self._asking(self.root)
+        if len(asking) > 1:
+            self.unknown.add(index)
+            return self._refuse_unknown(
+                f"it is one answer without an id while {len(asking)} questions are pending: "
+                "it names none of them"
+            )
+        answers = Answers(own=[(call, response) for call in asking])
+        self.answers_given[index] = answers
+        return self._answer(index, answers)
 
     def _asked(self, question: ShownQuestion, taken: list[ActionCall]) -> ActionCall | None:
         """The call still asking ``question`` (label, and prompt where it names one), the first
@@ -396,7 +415,7 @@ class Oracle:
         calls of its parked turn that ``agent`` no longer has."""
         activation.agent = agent
         tools = {action.tool for action in agent.actions}
-        subs = {sub.name: sub for sub in agent.sub_agents}
+        subs = {sub.tool: sub for sub in agent.sub_agents}
         for call in activation.calls or []:
             if isinstance(call, ActionCall) and call.action.tool not in tools:
                 call.gone = True
@@ -480,10 +499,10 @@ class Oracle:
                 return ActionCall(
                     action, path=parent.path, prompt=parent.prompt, call_id=call.id, attempt=attempt
                 )
-        sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
+        sub = next(sub for sub in parent.agent.sub_agents if sub.tool == call.tool)
         if sub.gate is not None:
             gate = ActionCall(
-                Action(tool=sub.name, label=sub.gate),
+                Action(tool=sub.tool, label=sub.gate),
                 gate=True,
                 path=parent.path,
                 prompt=parent.prompt,
@@ -531,7 +550,7 @@ class Oracle:
             return call.action.retry, {"ran": "result", "refused": "error"}.get(call.outcome, "")
         if call.call is None or not call.complete:
             return None, ""
-        sub = next((sub for sub in parent.agent.sub_agents if sub.name == call.call.tool), None)
+        sub = next((sub for sub in parent.agent.sub_agents if sub.tool == call.call.tool), None)
         if sub is None:  # a deploy took its sub-agent away: nothing retries it
             return None, ""
         return sub.retry, "result" if call.activation is not None else "error"
@@ -548,8 +567,8 @@ class Oracle:
     def _call(self, parent: Activation, call: Call, executed: list[str]) -> SubCall:
         """The call of a sub-agent (its gate, if any, approved): a new activation, played up to
         its first question; or, when its preserve_context sub-agent is busy, an error result."""
-        sub = next(sub for sub in parent.agent.sub_agents if sub.name == call.tool)
-        path = f"{parent.path}/{sub.name}"
+        sub = next(sub for sub in parent.agent.sub_agents if sub.tool == call.tool)
+        path = f"{parent.path}/{sub.tool}"
         if sub.preserve_context:
             busy = self.live.get(path)
             if busy is not None and not busy.finished:
@@ -593,7 +612,7 @@ class Oracle:
         agent: Agent | None = self.current
         for name in path.split("/")[1:]:
             subs = [] if agent is None else agent.sub_agents
-            agent = next((sub for sub in subs if sub.name == name), None)
+            agent = next((sub for sub in subs if sub.tool == name), None)
         return agent
 
     def _expect(

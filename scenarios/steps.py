@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
 
 from scenarios.corruptions import Corruption
-from scenarios.fields import Name, Strict
+from scenarios.fields import FieldError, Name, Strict
 from scenarios.tree import Agent
 
 Response = Literal["approve", "deny"]
@@ -39,7 +39,9 @@ class Answer(Strict):
     the prompt of the call that asks), or these root-visible ids.  The answers reach the target
     in the order written: each label's questions (in the order the root shows them), then each
     call's, then each id; nothing is re-sorted.  To answer in an order across steps, give one
-    answer step after another (the questions left out stay pending meanwhile)."""
+    answer step after another (the questions left out stay pending meanwhile).  Or, alone,
+    `resume`: one answer that names no question (a resume value not keyed by any id), which
+    answers the one pending question, and must be refused when several are pending (I14)."""
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
@@ -61,6 +63,22 @@ class Answer(Strict):
         "questions of that action asked by the call given that prompt (its question names it), "
         "so twin calls sharing a label can be answered differently.",
     )
+    resume: Response | None = Field(
+        None,
+        description="One answer without an id (`approve` or `deny`), as a resume value not "
+        "keyed by interrupt id: with exactly one question pending it answers that question; "
+        "with several pending it names none of them, so the whole answer must be refused (I14) "
+        "and they all stay pending (needs `scalar_resume`). Given alone, never beside the "
+        "other fields.",
+    )
+
+    @model_validator(mode="after")
+    def _resume_alone(self) -> Answer:
+        if self.resume is not None and (self.answer or self.answer_ids or self.answer_calls):
+            raise FieldError(
+                ("resume",), "an answer without an id is given alone, never beside keyed answers"
+            )
+        return self
 
 
 class Deploy(Strict):
@@ -135,6 +153,7 @@ STEP_KEYS: Final = {
     "answer": "Answer",
     "answer_ids": "Answer",
     "answer_calls": "Answer",
+    "resume": "Answer",
     "restart": "Restart",
     "corrupt": "Corrupt",
     "repair": "Repair",
@@ -162,7 +181,7 @@ TaggedStep = Annotated[
     Discriminator(
         _step_kind,
         custom_error_type="step_kind",
-        custom_error_message="a step is one of run, answer, answer_ids, answer_calls, restart, "
-        "corrupt, repair, resend",
+        custom_error_message="a step is one of run, answer, answer_ids, answer_calls, resume, "
+        "restart, corrupt, repair, resend",
     ),
 ]

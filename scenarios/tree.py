@@ -104,8 +104,8 @@ class Call(Strict):
     tool: Annotated[
         Name,
         Field(
-            description="An action's or an effect's `tool`, or a sub-agent's `name`, of the same "
-            "agent."
+            description="An action's or an effect's `tool`, or a sub-agent's `tool_name` (else "
+            "its `name`), of the same agent."
         ),
     ]
     id: str = Field(
@@ -142,8 +142,18 @@ class Agent(Strict):
     call in its turns names one of them, and no toolUseId appears twice in one turn."""
 
     name: Annotated[
-        Name, Field(description="The agent's name; a sub-agent is called as a tool by it.")
+        Name,
+        Field(
+            description="The agent's name; a sub-agent is called as a tool by it, unless it has "
+            "a `tool_name`."
+        ),
     ]
+    tool_name: Name | None = Field(
+        None,
+        description="For a sub-agent: the name its caller calls it by, when not its `name` "
+        "(needs `tool_names`); so sibling sub-agents may share an agent name, as clones of one "
+        "agent do. Its path in the tree (the ledger's agent, a deploy's) is named by it too.",
+    )
     preserve_context: bool = Field(
         False, description="For a sub-agent: keep its history across calls."
     )
@@ -198,7 +208,7 @@ class Agent(Strict):
 
     @model_validator(mode="after")
     def _calls_name_tools(self) -> Agent:
-        tools = [action.tool for action in self.actions] + [sub.name for sub in self.sub_agents]
+        tools = [action.tool for action in self.actions] + [sub.tool for sub in self.sub_agents]
         tools += [effect.tool for effect in self.effects]
         duplicates = sorted(name for name, count in Counter(tools).items() if count > 1)
         if duplicates:
@@ -226,6 +236,12 @@ class Agent(Strict):
                         (*where, index), f"repeats toolUseId {repeated} in one message"
                     )
         return self
+
+    @property
+    def tool(self) -> str:
+        """The name its caller calls it by (and its path names it by): its `tool_name`, else its
+        `name`."""
+        return self.tool_name or self.name
 
     def scripts(self) -> Iterator[tuple[tuple[str, ...], Turns]]:
         """Every list of turns it may play, with where it is written: `turns`, then each

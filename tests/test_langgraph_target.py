@@ -484,3 +484,19 @@ def test_without_strict_resume_an_answered_id_answers_the_next_question() -> Non
     graph.invoke(Command(resume={first.id: "approve"}), thread(False))
     done = graph.invoke(Command(resume={first.id: "approve"}), thread(False))
     assert done["answers"] == ["approve", "approve"]
+
+
+def test_the_one_task_shape_runs_a_message_s_tool_calls_as_one_toolnode_task() -> None:
+    """`toolnode` differs from `tools` in the task a message's tool calls run in: on the pinned
+    release one ToolNode task shows only its first interrupt (#6624), while the tools shape,
+    one task per call, shows both; it is registered and has a findings file of its own."""
+    one_task = LangGraphTarget("toolnode")
+    assert one_task.info.name in available()
+    assert findings_path(one_task.info.name, VERSION).exists()
+    scenario = load_scenario(regression("upstream-langgraph-6624"))
+    per_call = run_scenario(TARGETS["tools"], scenario, "upstream-langgraph-6624")
+    assert check(per_call) == []
+    shared = run_scenario(one_task, scenario, "upstream-langgraph-6624")
+    [run, _] = shared.steps
+    assert [pending["label"] for pending in run.observed["pending"]] == ["deploy-left"]
+    assert "I3" in {violation.invariant for violation in check(shared)}

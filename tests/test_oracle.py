@@ -621,3 +621,38 @@ def test_a_tally_key_in_an_agent_s_initial_state_is_refused() -> None:
                 "steps": [{"run": "go"}],
             }
         )
+
+
+def test_an_answer_without_an_id_answers_the_one_pending_question() -> None:
+    """With one question pending, `resume` names it: it is answered as by its label."""
+    steps = [{"run": "go"}, {"answer": {"A": "approve"}}, {"resume": "approve"}]
+    _, _, resumed = expectations(scenario(two_workers(), steps))
+    assert resumed.executions == ("B",)
+    assert resumed.error == "forbidden"
+    assert resumed.stop_reason == "end_turn"
+
+
+def test_an_answer_without_an_id_while_two_are_pending_is_refused_and_changes_nothing() -> None:
+    steps = [{"run": "go"}, {"resume": "approve"}, {"answer": {"A": "deny", "B": "approve"}}]
+    _, refused, answered = expectations(scenario(two_workers(), steps))
+    assert refused.unknown_answer
+    assert refused.error == "required"
+    assert refused.executions == ()
+    assert refused.pending == (("A", 1), ("B", 1))
+    assert refused.failure_cause is not None
+    assert "2 questions are pending" in refused.failure_cause
+    assert answered.executions == ("B",)
+
+
+@pytest.mark.parametrize(
+    ("steps", "message"),
+    [
+        ([{"run": "go"}, {"resume": "approve", "answer": {"A": "approve"}}], "given alone"),
+        ([{"run": "go"}, {"resume": "approve"}, {"resend": 1}], "without an id"),
+    ],
+)
+def test_an_answer_without_an_id_is_given_alone_and_never_re_sent(
+    steps: list[Any], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        scenario(two_workers(), steps)

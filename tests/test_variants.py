@@ -203,6 +203,22 @@ CASES = (
     Case("retry-reuses-ids", regression("retried-action-after-result"), frozenset({"I4", "O"})),
     Case("retry-reuses-ids", regression("retried-gated-call"), frozenset({"I3", "O"})),
     Case("truncated-ids", regression("adversarial-ids"), frozenset({"I1", "I2", "I3", "I4"})),
+    # two agent tools over clones of one agent: registered under the agent's name, the calls
+    # of both tool names find no tool
+    Case("tools-named-by-agent", regression("clone-sub-agents"), frozenset({"I2", "I3", "O"})),
+    # an answer without an id while two questions are pending: refused by the reference, taken
+    # for both by the variant; a lone question answered so runs on both
+    Case(
+        "one-answer-for-all",
+        regression("resume-without-id-two-pending"),
+        frozenset({"I14", "O"}),
+    ),
+    Case(
+        "one-answer-for-all",
+        regression("resume-without-id-one-pending"),
+        frozenset(),
+        quiet=frozenset({"I2", "I3", "I4", "I14", "O"}),
+    ),
     # a restored turn sent without the lookup result it parked with, in the control run too:
     # only I16, judging each request on its own, sees it
     Case(
@@ -360,3 +376,28 @@ def test_running_variants_leaves_the_reference_unchanged() -> None:
     for build in VARIANTS.values():
         run_scenario(build(), scenario, name)
     assert comparable(run_scenario(ReferenceTarget(), scenario, name)) == before
+
+
+def _resumes(scenario: Scenario) -> bool:
+    return any(getattr(step, "resume", None) is not None for step in scenario.steps)
+
+
+def _names_tools(scenario: Scenario) -> bool:
+    return any(agent.tool_name is not None for agent, _ in scenario.tree.walk())
+
+
+@pytest.mark.parametrize(
+    ("slug", "uses"),
+    [("one-answer-for-all", _resumes), ("tools-named-by-agent", _names_tools)],
+)
+def test_a_variant_of_a_language_addition_is_caught_only_where_a_file_uses_it(
+    slug: str, uses: Any
+) -> None:
+    """Each of these variants differs from the reference only in what an addition to the
+    language expresses (an answer without an id, a tool name apart from the agent's): every
+    regression file that does not use it holds on the variant, so only the addition catches it."""
+    variant = VARIANTS[slug]()
+    for path in regression_files():
+        scenario = load_scenario(path)
+        if not uses(scenario):
+            assert fired(variant, (path.stem, scenario)) == set(), path.stem

@@ -229,7 +229,7 @@ def _results_misdelivered(
     turns = parent.turns_for(str(request.get("prompt")))
     if not 0 < turn <= len(turns):
         return []
-    subs = {sub.name: sub for sub in parent.sub_agents}
+    subs = {sub.tool: sub for sub in parent.sub_agents}
     path = str(request.get("agent"))
     made = _made(first.get(path), str(request.get("prompt")), turn)
     calls = [

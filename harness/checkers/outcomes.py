@@ -81,10 +81,11 @@ def _tasks_delivered(history: History) -> list[Violation]:
         caller, path = callers.pop()
         for sub in caller.get("sub_agents", ()):
             calls = [call for turn in caller.get("turns", ()) for call in turn]
-            asked.setdefault(f"{path}/{sub['name']}", set()).update(
-                call.get("prompt", DEFAULT_TASK) for call in calls if call["tool"] == sub["name"]
+            tool = sub.get("tool_name") or sub["name"]  # what its caller calls it by
+            asked.setdefault(f"{path}/{tool}", set()).update(
+                call.get("prompt", DEFAULT_TASK) for call in calls if call["tool"] == tool
             )
-            callers.append((sub, f"{path}/{sub['name']}"))
+            callers.append((sub, f"{path}/{tool}"))
     found: list[Violation] = []
     seen: set[tuple[str, str]] = set()
     for step in history.steps:

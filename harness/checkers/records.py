@@ -202,7 +202,7 @@ def brief(text: str, limit: int = 120) -> str:
 def sub_agent_paths(tree: Agent, path: str = "") -> Iterator[tuple[str, Agent]]:
     """Every sub-agent (not the root) with its journal path: the names from the root down,
     joined by "/" ("orchestrator/worker")."""
-    here = f"{path}/{tree.name}" if path else tree.name
+    here = f"{path}/{tree.tool}" if path else tree.name
     if path:
         yield here, tree
     for sub in tree.sub_agents:

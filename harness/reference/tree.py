@@ -73,10 +73,20 @@ class AgentSpec:
 @dataclass(frozen=True)
 class SubAgentSpec:
     agent: AgentSpec
+    tool_name: str | None = None  # what its caller calls it by (and its path), if not its name
     preserve_context: bool = False
     session_store: bool = True
     gate: str | None = None  # the label of the question its caller asks before each call
     retry: RetryPolicy | None = None  # its caller's hook retries each call of it
+
+    @property
+    def tool(self) -> str:
+        """The tool its caller calls it by, which also names its path in the tree."""
+        return self.tool_name or self.agent.name
+
+
+class AmbiguousAnswerError(AgentError):
+    """One answer without an id, while several questions are pending: it names none of them."""
 
 
 class InDoubtError(AgentError):
@@ -133,6 +143,24 @@ class Tree:
         self.in_flight = before
         return result
 
+    def resume_one(self, response: JSON, write_ahead: Callable[[bytes], None]) -> AgentResult:
+        """Resume the root with one answer not keyed by any id: it answers the one question the
+        root shows as pending.  With several pending it names none of them, so it is refused
+        (``AmbiguousAnswerError``) and nothing changes; with none pending the root's own
+        refusal of a resume stands."""
+        pending = [interrupt.id for interrupt in self.root.state.interrupt_state.pending]
+        return self.resume(dict.fromkeys(self.answered_by_one(pending), response), write_ahead)
+
+    def answered_by_one(self, pending: list[str]) -> list[str]:
+        """The pending ids (root-visible, in the order shown) an answer without an id answers:
+        the only one; several pending, it names none of them (I14)."""
+        if len(pending) > 1:
+            raise AmbiguousAnswerError(
+                f"one answer without an id, and {len(pending)} questions are pending: "
+                "answer each by its id"
+            )
+        return pending
+
     def persist(self) -> bytes:
         """Canonical JSON of everything that survives a restart (views suffice: it is bytes)."""
         # a session of a sub-agent not rebuilt since the restart is kept as it was stored: a
@@ -155,9 +183,9 @@ class Tree:
             raise ValueError(f"agent {path!r} has ordinary tools and the tree no effect_tool")
         tools += [self.effect_tool(effect, path) for effect in spec.effects if self.effect_tool]
         for sub in spec.sub_agents:
-            tools.append(self._sub_agent_tool(sub, f"{path}/{sub.agent.name}"))
+            tools.append(self._sub_agent_tool(sub, f"{path}/{sub.tool}"))
         retries = {action.tool: action.retry for action in spec.actions if action.retry}
-        retries |= {sub.agent.name: sub.retry for sub in spec.sub_agents if sub.retry}
+        retries |= {sub.tool: sub.retry for sub in spec.sub_agents if sub.retry}
         return Agent(
             name=path,
             model=self.model_for(path),
@@ -182,7 +210,7 @@ class Tree:
         stored = None if sub.preserve_context else self._stored_sessions.get(path)
         parked = AgentState.from_json(stored) if stored else None
         return SubAgentTool(
-            sub.agent.name,
+            sub.tool,
             build,
             preserve_context=sub.preserve_context,
             live=live,

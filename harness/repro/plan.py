@@ -32,6 +32,7 @@ TREE_FEATURES: Final[dict[str, Callable[[Agent], bool]]] = {
     "stateful_provider": lambda agent: agent.stateful_provider,
     "effects": lambda agent: bool(agent.effects),
     "session_store: false": lambda agent: agent.preserve_context and not agent.session_store,
+    "tool_name": lambda agent: agent.tool_name is not None,
 }
 
 
@@ -81,6 +82,8 @@ def plan_of(
     for step in scenario.steps:
         if isinstance(step, Run):
             steps.append(["run", step.run])
+        elif isinstance(step, Answer) and step.resume is not None:
+            used.append("resume")  # the templates send answers by label, call or id only
         elif isinstance(step, Answer):
             given: list[Any] = [
                 [[label, response] for label, response in step.answer.items()],

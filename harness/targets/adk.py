@@ -106,6 +106,10 @@ NOT_SUPPORTED: Final = {
     "AgentTool's sub-agent gets a new one of for every call",
     "retries": "no callback runs a tool call again after its result or error "
     "(after_tool_callback can only replace the result)",
+    "tool_names": "an AgentTool (and a single_turn sub-agent) is called by its agent's name, "
+    "and ADK refuses two sub-agents of one name under one parent",
+    "scalar_resume": "a confirmation is a FunctionResponse naming the id of the confirmation "
+    "request it answers; ADK has no answer that names none",
 }
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - set(NOT_SUPPORTED)
 

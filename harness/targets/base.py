@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from scenarios.corruptions import CORRUPTION_CAPABILITY
-from scenarios.model import Agent, Corrupt, Repair, Restart, Scenario
+from scenarios.model import Agent, Answer, Corrupt, Repair, Restart, Scenario
 
 # What a scenario may need; each target says which it can express.  Each meaning completes "the
 # target can ...": the one source of what a capability means (``python -m harness targets
@@ -53,6 +53,10 @@ CAPABILITIES = {
     "effect), kept with the agent's turn across a question and a restart",
     "retries": "retry a tool call from an after-tool-call hook (after its error or its result), "
     "each attempt a new call that asks again",
+    "tool_names": "call a sub-agent by a tool name apart from its agent's name, so sibling "
+    "agent tools may wrap agents of one name (or clones of one agent)",
+    "scalar_resume": "resume with one answer not keyed by any interrupt id (as LangGraph's "
+    "Command(resume=value)), for the one pending question",
 }
 
 
@@ -135,6 +139,27 @@ class Session(Protocol):
     def stored(self) -> Stored: ...
 
 
+class ResumesWithoutId(Protocol):
+    """A session of a target claiming ``scalar_resume``: the runner asks ``resume`` of no other
+    (so the other adapters need not spell a method they could not carry out)."""
+
+    def resume(self, response: Any) -> Observation:
+        """Resume with one answer not keyed by any id, as the SDK takes one: the SDK decides
+        which pending question it answers, or refuses it."""
+
+
+def resume_without_id(session: Session, response: Any) -> Observation:
+    """``session.resume(response)``; a session without it (a scenario the runner should have
+    found not applicable) is an adapter's mistake, named as such."""
+    resume = getattr(session, "resume", None)
+    if not callable(resume):
+        raise TypeError(
+            f"{type(session).__name__} has no resume(): its target must not claim scalar_resume"
+        )
+    observation: Observation = resume(response)
+    return observation
+
+
 @dataclass(frozen=True)
 class TargetInfo:
     name: str
@@ -186,6 +211,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("ordinary_tools")
         if any(effect.tally for effect in agent.effects):
             needed.add("agent_state")
+        if agent.tool_name is not None:
+            needed.add("tool_names")
         if agent.retry is not None or any(action.retry for action in agent.actions):
             needed.add("retries")
         for action in agent.actions:
@@ -200,6 +227,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("corruption")
         if isinstance(step, Restart) and step.tree is not None:
             needed.add("changed_tree")
+        if isinstance(step, Answer) and step.resume is not None:
+            needed.add("scalar_resume")
     return needed
 
 

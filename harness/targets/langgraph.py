@@ -1,12 +1,17 @@
 """LangGraph (``langgraph`` and ``langgraph-checkpoint-sqlite`` from PyPI), driven through its
 public API.
 
-Every agent is a real LangGraph graph.  Two shapes of "sub-agent" are offered, because LangGraph
+Every agent is a real LangGraph graph.  Three shapes of "sub-agent" are offered, because LangGraph
 users build both:
 
 * ``tools`` (target ``langgraph``, the default): every agent is the prebuilt ReAct agent
   (``langgraph.prebuilt.create_react_agent``, version "v2": one ``Send`` task per tool call into a
   prebuilt ``ToolNode``); a sub-agent is a tool whose body invokes the sub-agent's compiled graph.
+* ``toolnode`` (target ``langgraph-toolnode``): the ``tools`` shape built with
+  ``create_react_agent`` version "v1": the prebuilt ``ToolNode`` is handed the whole model
+  message and runs its tool calls in ONE task (one after another, ``max_concurrency=1``), so
+  the interrupts of sibling tool calls share a task and its checkpoint namespace, which is
+  where LangGraph's parallel-interrupt id bugs lived (#6533, #6624, #6626, #8579).
 * ``subgraph-node`` (target ``langgraph-subgraph-node``): every agent is a hand-built
   ``StateGraph``: a model node, then one ``Send`` per tool call, either to a ``ToolNode`` (the
   protected actions) or to a node that runs the sub-agent's compiled graph.
@@ -16,7 +21,8 @@ Protected actions are tools that call ``langgraph.types.interrupt`` (or, with ``
 effect are plain tools beside them, in the same ``ToolNode``.  A gated sub-agent is asked for the
 same way: by that interceptor before its tool runs (``tools``), or by its node before it invokes
 the sub-agent's graph (``subgraph-node``); a denial is a refusal ``ToolMessage``.  Answers go in as
-``Command(resume={interrupt_id: response})``.  Persistence is LangGraph's own: the root graph is
+``Command(resume={interrupt_id: response})``, an answer without an id (``resume``) as
+``Command(resume=response)``.  Persistence is LangGraph's own: the root graph is
 compiled with a ``SqliteSaver`` on ``checkpoints.sqlite`` in the work directory; sub-agent graphs
 inherit it (ephemeral: ``checkpointer=None``, persisted per call; preserve_context:
 ``checkpointer=True``, persisted per thread; preserve_context without a session store: an
@@ -115,8 +121,18 @@ INTERRUPT_KEY: Final = "__interrupt__"  # the stream chunk that carries a task's
 SHAPES: Final = {
     "tools": "sub-agents are tools of the prebuilt ReAct agent (create_react_agent + ToolNode)",
     "subgraph-node": "sub-agents are nodes that run a compiled subgraph (StateGraph + Send)",
+    "toolnode": "sub-agents are tools of the prebuilt ReAct agent whose ToolNode runs a "
+    "message's tool calls as one task (create_react_agent version v1)",
 }
-TARGET_NAMES: Final = {"tools": "langgraph", "subgraph-node": "langgraph-subgraph-node"}
+TARGET_NAMES: Final = {
+    "tools": "langgraph",
+    "subgraph-node": "langgraph-subgraph-node",
+    "toolnode": "langgraph-toolnode",
+}
+# the shapes whose agents are the prebuilt ReAct agent (a sub-agent is a tool), with the
+# create_react_agent version each builds: "v2" sends each tool call to the ToolNode as a task of
+# its own, "v1" hands the ToolNode the whole message, whose tool calls then run in one task
+REACT_VERSION: Final = {"tools": "v2", "toolnode": "v1"}
 
 # what this target can express; left out, with the reason:
 #   sliding_window: LangGraph has no conversation manager with a per-call trim counter
@@ -139,6 +155,8 @@ CAPABILITIES: Final = frozenset(
         "empty_tool_use_ids",
         "ordinary_tools",
         "changed_tree",
+        "scalar_resume",
+        "tool_names",
     }
 )
 
@@ -146,7 +164,11 @@ CAPABILITIES: Final = frozenset(
 # ToolNode's wrap_tool_call interceptor; the subgraph-node shape does not claim it: a sub-agent
 # is a node there, which no tool-call interceptor sees, and a node's RetryPolicy retries only
 # after an exception, never after a result or a refusal
-CAPABILITIES_OF_SHAPE: Final = {"tools": CAPABILITIES | {"retries"}, "subgraph-node": CAPABILITIES}
+CAPABILITIES_OF_SHAPE: Final = {
+    "tools": CAPABILITIES | {"retries"},
+    "subgraph-node": CAPABILITIES,
+    "toolnode": CAPABILITIES | {"retries"},
+}
 
 INTERRUPT_ID: Final = re.compile(r"\b[0-9a-f]{32}\b")
 MESSAGE_ID: Final = "<message-id>"  # what a message's id is recorded as (see _plain)
@@ -227,7 +249,7 @@ class LangGraphSession(RebuildingSession):
         )
         model = self.model_class(core=core)
         sub_graphs = {
-            sub.name: self._agent(sub, f"{path}/{sub.name}", sub_checkpointer(sub))
+            sub.tool: self._agent(sub, f"{path}/{sub.tool}", sub_checkpointer(sub))
             for sub in spec.sub_agents
         }
         actions = [
@@ -241,14 +263,14 @@ class LangGraphSession(RebuildingSession):
             for effect in spec.effects
         ]
         hooked = [action for action in spec.actions if action.hook]
-        gates = {sub.name: sub.gate for sub in spec.sub_agents if sub.gate is not None}
-        if self.shape == "tools":  # a sub-agent is a tool: the same interceptor asks its gate
+        gates = {sub.tool: sub.gate for sub in spec.sub_agents if sub.gate is not None}
+        if self.shape in REACT_VERSION:  # a sub-agent is a tool: the same interceptor asks its gate
             hooked += [scenario_model.Action(tool=sub, label=gate) for sub, gate in gates.items()]
         retries: dict[str, tuple[scenario_model.Retry, str | None]] = {
             action.tool: (action.retry, action.label) for action in spec.actions if action.retry
         }
-        if self.shape == "tools":  # a sub-agent is a tool: the same interceptor retries it
-            retries |= {sub.name: (sub.retry, sub.gate) for sub in spec.sub_agents if sub.retry}
+        if self.shape in REACT_VERSION:  # a sub-agent is a tool: the same interceptor retries it
+            retries |= {sub.tool: (sub.retry, sub.gate) for sub in spec.sub_agents if sub.retry}
         tool_node = partial(
             prebuilt_tool_node,
             hooked=hooked,
@@ -256,9 +278,16 @@ class LangGraphSession(RebuildingSession):
             guard=self.stop.guard,
             retries=retries,
         )
-        if self.shape == "tools":
+        if self.shape in REACT_VERSION:
             return react_agent(
-                spec.name, model, actions, tool_node, sub_graphs, checkpointer, self.stop.guard
+                spec.name,
+                model,
+                actions,
+                tool_node,
+                sub_graphs,
+                checkpointer,
+                self.stop.guard,
+                version=REACT_VERSION[self.shape],
             )
         return node_agent(
             spec.name,
@@ -299,6 +328,13 @@ class LangGraphSession(RebuildingSession):
         real = self._real_ids()
         resume = {real.get(pending.id, pending.id): response for pending, response in responses}
         return self._step(Command(resume=resume))
+
+    def resume(self, response: Any) -> Observation:
+        """``Command(resume=response)``: one value keyed by no interrupt id, which LangGraph
+        gives to the one pending interrupt (or refuses, with several pending)."""
+        from langgraph.types import Command
+
+        return self._step(Command(resume=response))
 
     def _step(self, graph_input: Any) -> Observation:
         if self.root is None:  # the last restart failed: nothing is running to ask

@@ -227,14 +227,24 @@ def react_agent(
     sub_graphs: dict[str, Any],
     checkpointer: Any,
     guard: Guard,
+    *,
+    version: str = "v2",
 ) -> Any:
+    """The prebuilt ReAct agent; ``version`` "v2" runs each tool call as a task of its own,
+    "v1" a message's tool calls in one ``ToolNode`` task."""
     from langgraph.prebuilt import create_react_agent
 
     tools = [*actions, *(_sub_agent_tool(sub, graph, guard) for sub, graph in sub_graphs.items())]
     with warnings.catch_warnings():
         # deprecated in favour of langchain.agents.create_agent (another package), not removed
         warnings.simplefilter("ignore")
-        return create_react_agent(model, tool_node(tools), checkpointer=checkpointer, name=name)
+        return create_react_agent(
+            model,
+            tool_node(tools),
+            checkpointer=checkpointer,
+            name=name,
+            version=version,
+        )
 
 
 def _sub_agent_tool(name: str, graph: Any, guard: Guard) -> Any:

@@ -97,6 +97,8 @@ NOT_SUPPORTED: Final = {
     "on_tool_end only observes, failure_error_function only words the error, retry settings "
     "are the model's); a wrapper around the function would re-run its body, not re-ask its "
     "approval, which the runner asks before the tool runs",
+    "scalar_resume": "an approval is RunState.approve(item) of one ToolApprovalItem; the SDK "
+    "has no answer that names no item",
 }
 # what the target can express (no interrupt ids: see the module's docstring)
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {
@@ -207,7 +209,7 @@ class OpenAIAgentsSession(RebuildingSession):
         tools: list[Any] = [action_tool(action.tool, action.label) for action in spec.actions]
         tools += [effect_tool(effect.tool) for effect in spec.effects]
         for sub in spec.sub_agents:
-            sub_path = f"{path}/{sub.name}"
+            sub_path = f"{path}/{sub.tool}"
             options: dict[str, Any] = {}
             if sub.preserve_context:
                 options["session"] = self._session(sub_path, stored=sub.session_store)
@@ -215,8 +217,8 @@ class OpenAIAgentsSession(RebuildingSession):
                 options["needs_approval"] = True
             tools.append(
                 self._agent(sub, sub_path).as_tool(
-                    tool_name=sub.name,
-                    tool_description=f"Sub-agent {sub.name}: give it a task as input.",
+                    tool_name=sub.tool,
+                    tool_description=f"Sub-agent {sub.tool}: give it a task as input.",
                     **options,
                 )
             )
@@ -228,7 +230,7 @@ class OpenAIAgentsSession(RebuildingSession):
             self.labels[(id(agent), action.tool)] = action.label
         for sub in spec.sub_agents:
             if sub.gate is not None:
-                self.labels[(id(agent), sub.name)] = sub.gate
+                self.labels[(id(agent), sub.tool)] = sub.gate
         return agent
 
     def _session(self, path: str, *, stored: bool) -> Any:

@@ -89,6 +89,7 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
         sub_agents=tuple(
             SubAgentSpec(
                 agent=agent_spec(sub),
+                tool_name=sub.tool_name,
                 preserve_context=sub.preserve_context,
                 session_store=sub.session_store,
                 gate=sub.gate,
@@ -117,7 +118,7 @@ def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) 
     A sub-agent call and a protected action's are marked as such, so the request after them
     journals their results.
     """
-    sub_agents = {sub.name for sub in agent.sub_agents}
+    sub_agents = {sub.tool for sub in agent.sub_agents}
     actions = {action.tool for action in agent.actions}
 
     def played(turns: scenario_model.Turns, answer: str) -> tuple[Turn, ...]:
@@ -149,7 +150,7 @@ def agent_script(agent: scenario_model.Agent, prompt_field: str = PROMPT_FIELD) 
 
 
 def agents_by_path(tree: scenario_model.Agent, path: str = "") -> dict[str, scenario_model.Agent]:
-    here = f"{path}/{tree.name}" if path else tree.name
+    here = f"{path}/{tree.tool}" if path else tree.name
     found = {here: tree}
     for sub in tree.sub_agents:
         found.update(agents_by_path(sub, here))
@@ -340,6 +341,9 @@ class ReferenceSession(RecordedSession):
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         by_id = {pending.id: response for pending, response in responses}
         return self._step(lambda tree: tree.resume(by_id, self._write_ahead))
+
+    def resume(self, response: Any) -> Observation:
+        return self._step(lambda tree: tree.resume_one(response, self._write_ahead))
 
     def _write_ahead(self, persisted: bytes) -> None:
         self.store.put(TREE_KEY, persisted)

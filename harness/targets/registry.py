@@ -82,6 +82,12 @@ def _langgraph_subgraph_node() -> Target:
     return LangGraphTarget(shape="subgraph-node")
 
 
+def _langgraph_toolnode() -> Target:
+    from harness.targets.langgraph import LangGraphTarget
+
+    return LangGraphTarget(shape="toolnode")
+
+
 def _adk() -> Target:
     from harness.targets.adk import AdkTarget
 
@@ -100,6 +106,7 @@ BUILT_IN: Final[dict[str, Callable[[], Target]]] = {
     "strands-snapshot": _strands_snapshot,
     "langgraph": _langgraph,
     "langgraph-subgraph-node": _langgraph_subgraph_node,
+    "langgraph-toolnode": _langgraph_toolnode,
     "openai-agents": _openai_agents,
     "adk": _adk,
     "adk-single-turn": _adk_single_turn,
@@ -110,6 +117,7 @@ NEEDS_MODULE: Final[dict[str, str]] = {
     "strands-snapshot": "strands",
     "langgraph": "langgraph",
     "langgraph-subgraph-node": "langgraph",
+    "langgraph-toolnode": "langgraph",
     "openai-agents": "agents",
     "adk": "google.adk",
     "adk-single-turn": "google.adk",
@@ -134,6 +142,7 @@ def built_in_expressible() -> dict[str, frozenset[str]]:
         "strands-snapshot": with_stored_turns,
         "langgraph": langgraph.CAPABILITIES_OF_SHAPE["tools"],
         "langgraph-subgraph-node": langgraph.CAPABILITIES_OF_SHAPE["subgraph-node"],
+        "langgraph-toolnode": langgraph.CAPABILITIES_OF_SHAPE["toolnode"],
         "openai-agents": (
             openai_agents.TARGET_CAPABILITIES | damages(openai_agents_storage.CORRUPTIONS)
         ),

@@ -86,8 +86,9 @@ FIRST_WITH_STORED_TURNS: Final = (1, 59)
 WITHOUT_STORED_TURNS: Final = frozenset({"corruption", "continuation_bytes"})
 # what the target can express from 1.59 on (earlier releases less: see StrandsTarget); the SDK's
 # stream processing skips a tool use with an empty id as an incomplete block
-# (strands/event_loop/streaming.py, a WARNING): the call never happens, by design
-TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids"}
+# (strands/event_loop/streaming.py, a WARNING): the call never happens, by design; and an answer
+# is an interruptResponse block naming its interruptId: the SDK has no answer keyed by no id
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids", "scalar_resume"}
 # where a retry hook counts each call's attempts: the agent's own key/value state, which the SDK
 # persists with the agent (its session, or an ephemeral sub-agent's stored turn)
 RETRIED_CALLS: Final = "harness_retried_calls"
@@ -175,10 +176,10 @@ class StrandsSession(RebuildingSession):
         ]
         tools += [effect_tool(effect.tool, effect.tally) for effect in spec.effects]
         for sub in spec.sub_agents:
-            sub_path = f"{path}/{sub.name}"
+            sub_path = f"{path}/{sub.tool}"
             sub_agent = self._agent(sub, sub_path)
             self.live[sub_path] = sub_agent
-            tools.append(sub_agent.as_tool(name=sub.name, preserve_context=sub.preserve_context))
+            tools.append(sub_agent.as_tool(name=sub.tool, preserve_context=sub.preserve_context))
         keeps_session = root or (spec.preserve_context and spec.session_store)
         options: dict[str, Any] = {"state": dict(spec.state)} if spec.state else {}
         if keeps_session:
@@ -192,7 +193,7 @@ class StrandsSession(RebuildingSession):
         hooked = [action for action in spec.actions if action.hook]
         # a gated sub-agent: the same hook asks before its agent tool runs (its one question)
         hooked += [
-            scenario_model.Action(tool=sub.name, label=sub.gate)
+            scenario_model.Action(tool=sub.tool, label=sub.gate)
             for sub in spec.sub_agents
             if sub.gate is not None
         ]
@@ -200,7 +201,7 @@ class StrandsSession(RebuildingSession):
         retried: dict[str, tuple[scenario_model.Retry | None, str | None]] = {
             action.tool: (action.retry, action.label) for action in spec.actions
         }
-        retried |= {sub.name: (sub.retry, sub.gate) for sub in spec.sub_agents}
+        retried |= {sub.tool: (sub.retry, sub.gate) for sub in spec.sub_agents}
         policies = {tool: kept for tool, kept in retried.items() if kept[0] is not None}
         if policies:
             hooks.append(_retry_hook(policies))
@@ -428,5 +429,5 @@ def _callees(agents: dict[str, scenario_model.Agent]) -> dict[str, str]:
         for _, turns in agent.scripts()
         for turn in turns
         for call in turn
-        if call.tool in {sub.name for sub in agent.sub_agents}
+        if call.tool in {sub.tool for sub in agent.sub_agents}
     }

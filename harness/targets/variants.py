@@ -21,6 +21,9 @@ Where the bug sits:
 * after a deploy (``variants_deploys``): a parked call whose tool the changed tree no longer
   has.
 * in a retried call (``variants_retries``): what a hook's retry of a tool call is named.
+* in the sub-agent tool's name (``tools_named_by_agent``, here): which name its caller calls.
+* in the root's answer without an id (``one_answer_for_all``, here): which pending questions
+  it answers.
 * in the shapes only the coverage sample draws (``variants_coverage``): answers to questions
   under confusable ids, a retry after a parked turn, a refused restore of several questions, a
   retried gated call, a sub-agent's key/value state read back after a restored turn.
@@ -103,6 +106,10 @@ class Variant:
     write_ahead: bool = True  # False: answers are carried out without marking them first
     # only a restart that is a new process shows the bug (``--isolation fork``): module state
     real_restart: bool = False
+    # an answer without an id (``resume``) answers every pending question, not only a lone one
+    one_answer_for_all: bool = False
+    # a sub-agent tool is named by its agent's name, never by its ``tool_name``
+    tools_named_by_agent: bool = False
 
     @property
     def name(self) -> str:
@@ -138,6 +145,11 @@ class VariantTree(Tree):
             effect_tool=effect_tool,
         )
 
+    def answered_by_one(self, pending: list[str]) -> list[str]:
+        if self.variant.one_answer_for_all:
+            return pending  # several pending: each of them takes the one answer
+        return super().answered_by_one(pending)
+
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
         agent = super()._build(spec, path, state)
         if self.variant.agent_class is Agent:
@@ -154,6 +166,8 @@ class VariantTree(Tree):
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
         tool = super()._sub_agent_tool(sub, path)
+        if self.variant.tools_named_by_agent:
+            tool.name = sub.agent.name  # two clones: the second shadows the first
         if self.variant.tool_class is SubAgentTool:
             return tool
         variant_tool = self.variant.tool_class(
@@ -337,6 +351,19 @@ _ALL: Final = (
         "ignores the stored continuation and starts the sub-agent over (asks again)",
         tool_class=ProcessMemoryTool,
         real_restart=True,
+    ),
+    Variant(
+        "one-answer-for-all",
+        "an answer without an id (a scalar resume) is taken as the answer to every pending "
+        "question, as LangGraph did within one subgraph task before 1.2.13 (#8579)",
+        one_answer_for_all=True,
+    ),
+    Variant(
+        "tools-named-by-agent",
+        "a sub-agent tool is registered under its agent's name, not its tool name: of two agent "
+        "tools over clones of one agent the second shadows the first (as openai-agents keyed "
+        "nested approvals by agent name, #5141)",
+        tools_named_by_agent=True,
     ),
     Variant(
         "truncated-ids",
