@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 import scenarios
 from harness.findings.document import FindingsFile, InvariantId
-from harness.findings.loading import read_findings_file
+from harness.findings.loading import read_findings_file, release_views
 from harness.findings.search import BUNDLED, file_name, inherited, release
 from harness.report import column
 from scenarios.loading import read_yaml
@@ -114,9 +114,15 @@ def read_catalogue(path: Path = CATALOGUE) -> Catalogue:
 
 
 def read_findings_files(folder: Path = BUNDLED) -> dict[str, FindingsFile]:
-    """Every findings file of ``folder`` by stem (``strands-1.62.0``); one that cannot be used is
-    refused in one line (``FindingsFileError``)."""
-    return {path.stem: read_findings_file(path) for path in sorted(folder.glob("*.yaml"))}
+    """Every findings file of ``folder`` by stem (``strands-1.62.0``), a file of a range of
+    releases as its view as of each release it names (``strands-1.59.0`` through ``1.62.0``:
+    ``strands-1.59.0`` and ``strands-1.62.0``); one that cannot be used is refused in one line
+    (``FindingsFileError``)."""
+    return {
+        stem: view
+        for path in sorted(folder.glob("*.yaml"))
+        for stem, view in release_views(read_findings_file(path)).items()
+    }
 
 
 def problems(catalogue: Catalogue, documents: Mapping[str, FindingsFile]) -> list[str]:
@@ -220,9 +226,9 @@ def report_columns(
     columns = []
     for target in report["targets"]:
         name, version = str(target["name"]), str(target["version"])
-        version = str(
-            target.get("findings_version") or inherited(name, version, [folder]) or version
-        )
+        version = str(target.get("findings_version") or version)
+        if file_name(name, version).removesuffix(".yaml") not in documents:
+            version = inherited(name, version, [folder]) or version
         stem = file_name(name, version).removesuffix(".yaml")
         columns.append(Column(column(target), name, stem if stem in documents else None))
     return columns

@@ -55,6 +55,7 @@ def baselines(
     if arguments.baseline_findings is not None:
         try:
             document = read_findings_file(arguments.baseline_findings)
+            document = document.as_of(document.last)  # a file of a range: its newest release
         except FindingsFileError as problem:
             raise BaselineError(f"--baseline-findings: {problem}") from None
         names = [t.info.findings_name for t in targets]

@@ -26,6 +26,7 @@ from harness.findings import (
     step_evidence,
 )
 from harness.findings.document import Evidence
+from harness.findings.loading import FINDINGS as FINDINGS_FOLDER
 from harness.findings.recording import _folded
 from harness.history import History, StepRecord
 from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
@@ -579,3 +580,179 @@ def test_a_recorded_explanation_reads_back_as_written() -> None:
     text = " ".join(["the sub-agent's re-emitted, well-known turn"] * 12 + ["x" * 120])
     block = "\n".join(_folded("explanation", text)) + "\n"
     assert yaml.safe_load(block)["explanation"] == text + "\n"
+
+
+RANGE = "target: sdk\nversion: 1.0.0\nthrough: 1.2.0\n"
+RANGED = f"""findings:
+  - scenario: twin-calls
+    digest: {DIGEST}
+    explanation: the second call is turned away
+    witnesses:
+      - invariant: I2
+        step: answer
+        seen: '^send-mail ran 0 times$'
+      - invariant: I2
+        step: answer
+        seen: '^pay ran 0 times$'
+        releases: '>=1.2.0'
+"""
+
+
+def ranged_file(tmp_path: Path, text: str = RANGED) -> Path:
+    path = tmp_path / "sdk-1.0.0.yaml"
+    path.write_text(RANGE + text, encoding="utf-8")
+    return path
+
+
+def test_a_file_of_a_range_judges_each_release_by_what_applies_to_it(tmp_path: Path) -> None:
+    """One file covers 1.0.0 through 1.2.0; a witness that says ``releases: '>=1.2.0'`` excuses
+    on 1.2.0 only.  A release between (1.1.5) is judged by the file as of itself, a release
+    after (1.3.0) as of the newest the file covers, an earlier one by nothing."""
+    ranged_file(tmp_path)
+    both = run((LOST, "answer"), (OTHER_ACTION, "answer"))
+    newest = load_document("sdk", "1.2.0", tmp_path)
+    assert newest is not None
+    assert newest.version == "1.2.0"
+    assert newest.through is None
+    assert judge_findings(newest, [both]).passes
+    for version in ("1.0.0", "1.1.5"):
+        view = load_document("sdk", version, tmp_path)
+        assert view is not None
+        assert view.version == version
+        assert new_of(judge_findings(view, [both]).new) == [OTHER_ACTION]
+        assert judge_findings(view, [run((LOST, "answer"))]).passes
+    later = load_document("sdk", "1.3.0", tmp_path)
+    assert later is not None
+    assert later.version == "1.2.0"
+    assert judge_findings(later, [both]).passes
+    assert load_document("sdk", "0.9.0", tmp_path) is None
+
+
+def test_a_class_or_a_finding_says_its_releases_too(tmp_path: Path) -> None:
+    text = RANGED + CLASS.replace(
+        "  - class: shared-call-id\n", "  - class: shared-call-id\n    releases: '<=1.1.0'\n"
+    )
+    ranged_file(tmp_path, text)
+    old, new = load_document("sdk", "1.0.0", tmp_path), load_document("sdk", "1.2.0", tmp_path)
+    assert old is not None
+    assert new is not None
+    assert [found.name for found in old.classes] == ["shared-call-id"]
+    assert new.classes == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            RANGED.replace("'>=1.2.0'", "'from 1.2.0'"),
+            "findings.0.witnesses.1.releases: expected comparisons with plain releases",
+        ),
+        (RANGED.replace("'>=1.2.0'", "'>=2.0.0'"), "findings.0.witnesses.1.releases: '>=2.0.0'"),
+        (
+            RANGED.replace("explanation: the second", "releases: '==1.0.0'\n    explanation: the"),
+            "findings.0.witnesses.1.releases: '>=1.2.0' admits none of the releases its finding",
+        ),
+        (
+            RANGED.replace("explanation: the second", "releases: '==1.2.0'\n    explanation: the")
+            + CLASS,
+            "as of 1.0.0: classes.0.shown_by: 'twin-calls' is not a scenario recorded",
+        ),
+    ],
+)
+def test_a_file_of_a_range_that_cannot_be_used_is_refused_in_one_line(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    path = ranged_file(tmp_path, text)
+    with pytest.raises(FindingsFileError) as refused:
+        load_document("sdk", "1.1.0", tmp_path)
+    message = str(refused.value)
+    assert problem in message
+    assert message.startswith(f"{path}: ")
+    assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("header", "problem"),
+    [
+        (
+            "target: sdk\nversion: 1.0.0\nthrough: 0.9.0\n",
+            "through: expected a plain release after",
+        ),
+        ("target: sdk\nversion: 1.0.0\nthrough: next\n", "through: expected a plain release after"),
+        ("target: sdk\nversion: 1.0.0rc1\nthrough: 1.2.0\n", "version: '1.0.0rc1' is no plain"),
+    ],
+)
+def test_a_range_must_run_forward_over_plain_releases(
+    tmp_path: Path, header: str, problem: str
+) -> None:
+    path = tmp_path / "sdk.yaml"
+    path.write_text(header + RANGED, encoding="utf-8")
+    with pytest.raises(FindingsFileError, match=problem):
+        read_findings_file(path)
+
+
+def test_record_into_a_file_of_a_range_writes_what_the_release_shows_differently(
+    tmp_path: Path,
+) -> None:
+    """Recording 1.2.0 into the file of 1.0.0 through 1.2.0 changes nothing of 1.0.0's view:
+    what 1.2.0 shows new applies to 1.2.0 alone, what it no longer shows stops applying to it
+    (a witness left applying to no release the file names is dropped)."""
+    path = ranged_file(tmp_path)
+    whole = read_findings_file(path, "sdk", "1.0.0")
+    odd = Violation("O", "expected-outcome", 3, "final answer 'done' (expect)", "final answer None")
+    updated, done = record(whole, "sdk", "1.2.0", [run((odd, "answer"))])
+    assert done.added == ("twin-calls",)
+    assert not done.removed
+    assert updated.as_of("1.0.0") == whole.as_of("1.0.0")
+    [twins] = updated.findings
+    assert [(w.seen, w.releases) for w in twins.witnesses] == [
+        ("^send-mail ran 0 times$", "!=1.2.0"),  # still 1.0.0's
+        ("^final answer None$", "==1.2.0"),  # 1.2.0's alone; '>=1.2.0,!=1.2.0' is dropped
+    ]
+    text = dump_findings_file(updated)
+    assert "through: 1.2.0\n" in text
+    assert "releases: '==1.2.0'" in text
+    (tmp_path / "again.yaml").write_text(text, encoding="utf-8")
+    assert read_findings_file(tmp_path / "again.yaml") == updated
+
+
+def test_record_writes_a_release_into_the_file_of_the_range_that_covers_it(tmp_path: Path) -> None:
+    import argparse
+
+    from harness.commands.record import recorded_file
+
+    path = ranged_file(tmp_path)
+    for findings in (None, [tmp_path]):
+        arguments = argparse.Namespace(findings_file=None, findings=findings, target="sdk")
+        assert recorded_file(arguments, "sdk", "1.1.0", [tmp_path]) == path
+    arguments = argparse.Namespace(findings_file=None, findings=[tmp_path], target="sdk")
+    assert recorded_file(arguments, "sdk", "1.3.0", [tmp_path]) == tmp_path / "sdk-1.3.0.yaml"
+
+
+def test_the_shipped_strands_releases_that_behave_alike_share_one_file() -> None:
+    """1.59.0 and 1.62.0 were two files of the same findings, 2,424 and 2,435 lines; they are
+    one file, each release judged by its view (a release between, 1.61.1, too)."""
+    assert not (FINDINGS_FOLDER / "strands-1.62.0.yaml").exists()
+    whole = read_findings_file(FINDINGS_FOLDER / "strands-1.59.0.yaml", "strands", "1.59.0")
+    assert (whole.version, whole.through) == ("1.59.0", "1.62.0")
+    for version in ("1.59.0", "1.61.1", "1.62.0"):
+        view = load_document("strands", version)
+        assert view is not None
+        assert view.version == version
+        assert view.classes
+
+
+def test_a_baseline_file_of_a_range_judges_as_its_newest_release(tmp_path: Path) -> None:
+    """``check --baseline-findings FILE`` with a file of a range: the findings of its newest
+    release, not every release's at once."""
+    import argparse
+    from types import SimpleNamespace
+
+    from harness.pull_request import baselines
+
+    path = ranged_file(tmp_path, RANGED.replace("'>=1.2.0'", "'<=1.0.0'"))
+    arguments = argparse.Namespace(baseline_findings=path, baseline=None)
+    target = SimpleNamespace(info=SimpleNamespace(name="sdk", findings_name="sdk"))
+    chosen = baselines(arguments, [target], [tmp_path])
+    [twins] = chosen["sdk"].findings
+    assert [witness.seen for witness in twins.witnesses] == ["^send-mail ran 0 times$"]

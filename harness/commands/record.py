@@ -35,7 +35,8 @@ from harness.findings import (
     read_findings_file,
     record,
 )
-from harness.findings.search import BUNDLED, locate, plugin_folders
+from harness.findings.loading import covering_file
+from harness.findings.search import BUNDLED, plugin_folders
 from harness.findings.search import ENTRY_POINT_GROUP as FINDINGS_ENTRY_POINTS
 from harness.report import write_atomically
 from harness.targets import registry
@@ -90,12 +91,16 @@ def run(arguments: argparse.Namespace) -> int:
     path = recorded_file(arguments, info.findings_name, info.version, folders)
     try:
         before = (
-            read_findings_file(path, info.findings_name, info.version, drafts=True)
-            if path.exists()
-            else None
+            read_findings_file(path, info.findings_name, drafts=True) if path.exists() else None
         )
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
+    if before is not None and not before.covers(info.version):
+        raise BadInput(
+            f"{path}: version: covers {info.findings_name} {before.version}"
+            + (f" through {before.through}" if before.through else "")
+            + f", not {info.version}"
+        )
     try:  # the target's own findings file, which the run is judged by, must be readable too
         load_document(info.findings_name, info.version, folders, drafts=True)
     except FindingsFileError as problem:
@@ -133,14 +138,15 @@ def recorded_file(
 ) -> Path:
     """The file ``record`` writes: ``--findings-file``; else the target's file in the first
     ``--findings`` folder, which no other folder of the path may hold one for; else the file on
-    the path, or a new one in the folder the target's plugin declares (a built-in target's: the
-    bundled folder)."""
+    the path that covers ``version`` (its own, or a file of a range of releases), or a new one
+    in the folder the target's plugin declares (a built-in target's: the bundled folder)."""
     if arguments.findings_file is not None:
         return Path(arguments.findings_file)
-    try:
-        found = locate(target, version, folders)
+    try:  # its own file, or a file of a range of releases that covers it
+        covering = covering_file(target, version, folders, drafts=True)
     except FindingsFileError as problem:
         raise BadInput(str(problem)) from None
+    found = None if covering is None else covering[0]
     if not arguments.findings:
         if found is not None:
             return found
@@ -150,6 +156,8 @@ def recorded_file(
             raise BadInput(str(problem)) from None
         return findings_path(target, version, folder)
     path = findings_path(target, version, arguments.findings[0])
+    if found is not None and found.parent.resolve() == Path(arguments.findings[0]).resolve():
+        return found  # the range's file in that folder
     if found is not None and found.resolve() != path.resolve():
         raise BadInput(
             f"{found}: the findings path already holds {target} {version}'s findings file; "

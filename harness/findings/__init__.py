@@ -12,7 +12,8 @@ invariant recorded there (another step, another action).
 The format::
 
     target: strands                 # the target's findings name and the SDK's version
-    version: 1.62.0
+    version: 1.59.0
+    through: 1.62.0                 # optional: the file covers 1.59.0 to 1.62.0 (``releases``)
     findings:                       # regression files, by name and by content
       - scenario: twin-calls        # the file's stem in scenarios/regressions/
         digest: sha256:3f0c...      # of what it does (scenario_digest; not its prose): an
@@ -31,6 +32,7 @@ The format::
             anchored_at: answer     # optional: the anchors were recorded at a step of this kind
                                     # in the run (default: at the violation's own step)
             sometimes: true         # optional: a race in the SDK shows it in some runs only
+            releases: '>=1.62.0'    # optional (also on a finding, a class): which releases
     classes:                        # the same bugs as they show in generated scenarios
       - class: second-call-turned-away
         shown_by: [twin-calls]      # recorded regression files that show the bug
@@ -68,8 +70,10 @@ written by a person, who generalises what the generated scenarios show (the cana
 them).
 
 The package, one concern a module: ``document`` (the file's data model and its validation),
-``patterns`` (a witness's patterns), ``search`` (the findings path), ``loading`` (reading a
-target's file), ``verdict`` (judging runs by it) and ``recording`` (what ``record`` writes).
+``patterns`` (a witness's patterns), ``releases`` (which releases a file and its items apply
+to: each release is judged by the file's view as of it), ``search`` (the findings path),
+``loading`` (reading a target's file), ``verdict`` (judging runs by it) and ``recording`` (what
+``record`` writes).
 """
 
 from __future__ import annotations

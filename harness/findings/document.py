@@ -22,6 +22,8 @@ from pydantic import (
 
 from harness.checkers.violation import Violation
 from harness.findings.patterns import anchored, full
+from harness.findings.releases import admits, named, specifier, within
+from harness.findings.search import release
 from scenarios.classes import RECOGNISED
 from scenarios.model import Scenario
 from scenarios.steps import keys_sorted
@@ -74,11 +76,17 @@ class Witness(BaseModel):
     warning: str | None = None
     anchored_at: StepKind | None = None  # where the error/result/warning was recorded
     sometimes: bool = False
+    releases: str | None = None  # the releases it applies to (harness.findings.releases)
 
     @field_validator("expected", "seen", "error", "result", "warning")
     @classmethod
     def _anchored(cls, value: str | None) -> str | None:
         return None if value is None else anchored(value)
+
+    @field_validator("releases")
+    @classmethod
+    def _releases(cls, value: str | None) -> str | None:
+        return specifier(value)
 
     @model_validator(mode="after")
     def _a_pattern(self) -> Witness:
@@ -172,9 +180,15 @@ class FindingEntry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     scenario: Annotated[str, Field(min_length=1)]
+    releases: str | None = None  # the releases it applies to (harness.findings.releases)
     digest: Digest
     explanation: Annotated[str, Field(min_length=10)]
     witnesses: Annotated[tuple[Witness, ...], Field(min_length=1)]
+
+    @field_validator("releases")
+    @classmethod
+    def _releases(cls, value: str | None) -> str | None:
+        return specifier(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -193,10 +207,16 @@ class FindingClass(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     name: Annotated[str, Field(alias="class", pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+    releases: str | None = None  # the releases it applies to (harness.findings.releases)
     shown_by: Annotated[tuple[str, ...], Field(min_length=1)]
     scenario_classes: tuple[str, ...] = ()
     explanation: Annotated[str, Field(min_length=10)]
     witnesses: Annotated[tuple[Witness, ...], Field(min_length=1)]
+
+    @field_validator("releases")
+    @classmethod
+    def _releases(cls, value: str | None) -> str | None:
+        return specifier(value)
 
     @model_validator(mode="before")
     @classmethod
@@ -222,15 +242,25 @@ class FindingClass(BaseModel):
 
 
 class FindingsFile(BaseModel):
+    """A target's findings for one release, or for a run of releases (``version`` to
+    ``through``): a release is judged by the view ``as_of`` it (harness.findings.releases)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     target: str
     version: str
+    through: str | None = None  # the newest release the file covers (default: version alone)
     findings: tuple[FindingEntry, ...] = ()
     classes: tuple[FindingClass, ...] = ()
 
     @model_validator(mode="after")
     def _consistent(self) -> FindingsFile:
+        self.refuse_inconsistency()
+        return self
+
+    def refuse_inconsistency(self) -> None:
+        """A ``ValueError`` naming the field, for a finding recorded twice or a class shown by
+        no recorded finding."""
         recorded = [entry.scenario for entry in self.findings]
         for index, name in enumerate(recorded):
             if name in recorded[:index]:
@@ -245,10 +275,125 @@ class FindingsFile(BaseModel):
                     f"classes.{index}.shown_by: {missing[0]!r} is not a scenario recorded in "
                     "findings (a class must be shown by a recorded regression file)"
                 )
+
+    @model_validator(mode="after")
+    def _releases_covered(self) -> FindingsFile:
+        """Every item applies to a release the file names, and the file's view as of each of
+        those releases is a consistent findings file (a class shown by a finding of that
+        release)."""
+        specifiers = list(self._specifiers())
+        if self.through is None and all(value is None for _, value in specifiers):
+            return self
+        if release(self.version) is None:
+            raise ValueError(
+                f"version: {self.version!r} is no plain release; a file with through or "
+                "releases covers plain releases only"
+            )
+        first, last = release(self.version), release(self.through or "")
+        if self.through is not None and (last is None or first is None or last <= first):
+            raise ValueError(
+                f"through: expected a plain release after version {self.version}, "
+                f"got {self.through!r}"
+            )
+        checked = named(self.version, self.last, (value for _, value in specifiers))
+        for where, value in specifiers:
+            if value is not None and not any(admits(value, each) for each in checked):
+                raise ValueError(
+                    f"{where}.releases: {value!r} admits none of the releases the file names "
+                    f"({', '.join(checked)})"
+                )
+        for where, outer, inner in self._witness_specifiers():
+            if not any(admits(outer, each) and admits(inner, each) for each in checked):
+                raise ValueError(
+                    f"{where}.releases: {inner!r} admits none of the releases its finding or "
+                    f"class applies to ({', '.join(c for c in checked if admits(outer, c))})"
+                )
+        for each in checked:
+            try:
+                self.as_of(each).refuse_inconsistency()
+            except ValueError as problem:
+                raise ValueError(f"as of {each}: {problem}") from None
         return self
+
+    def _specifiers(self) -> Iterable[tuple[str, str | None]]:
+        for index, entry in enumerate(self.findings):
+            yield f"findings.{index}", entry.releases
+        for index, found in enumerate(self.classes):
+            yield f"classes.{index}", found.releases
+
+    def _witness_specifiers(self) -> Iterable[tuple[str, str | None, str]]:
+        items: list[tuple[str, str | None, tuple[Witness, ...]]] = [
+            (f"findings.{i}", entry.releases, entry.witnesses)
+            for i, entry in enumerate(self.findings)
+        ] + [
+            (f"classes.{i}", found.releases, found.witnesses)
+            for i, found in enumerate(self.classes)
+        ]
+        for where, outer, witnesses in items:
+            for index, witness in enumerate(witnesses):
+                if witness.releases is not None:
+                    yield f"{where}.witnesses.{index}", outer, witness.releases
+
+    @property
+    def last(self) -> str:
+        """The newest release the file covers."""
+        return self.through or self.version
+
+    @property
+    def ranged(self) -> bool:
+        """Whether the file covers more than one release."""
+        return self.through is not None
+
+    def covers(self, version: str) -> bool:
+        """Whether ``version`` is one of the releases the file covers."""
+        return version == self.version or (self.ranged and within(version, self.version, self.last))
+
+    def named_releases(self) -> tuple[str, ...]:
+        """The releases the file names: its version, its through, and those its items'
+        ``releases`` name within them (harness.findings.releases)."""
+        specifiers = [value for _, value in self._specifiers()]
+        specifiers += [inner for _, _, inner in self._witness_specifiers()]
+        return named(self.version, self.last, specifiers)
+
+    def as_of(self, version: str) -> FindingsFile:
+        """The findings that judge ``version``: the file's items whose ``releases`` admit it, as
+        a file of that release alone (no ``through``, no ``releases``).  A file of one release
+        that says no ``releases`` is its own view (it judges the releases that inherit it as
+        itself, under its own version)."""
+        if (
+            not self.ranged
+            and all(value is None for _, value in self._specifiers())
+            and not any(True for _ in self._witness_specifiers())
+        ):
+            return self
+        findings = tuple(
+            entry.model_copy(update={"releases": None, "witnesses": mine})
+            for entry in self.findings
+            if admits(entry.releases, version)
+            for mine in [_admitted(entry.witnesses, version)]
+            if mine
+        )
+        classes = tuple(
+            found.model_copy(update={"releases": None, "witnesses": mine})
+            for found in self.classes
+            if admits(found.releases, version)
+            for mine in [_admitted(found.witnesses, version)]
+            if mine
+        )
+        return self.model_copy(
+            update={"version": version, "through": None, "findings": findings, "classes": classes}
+        )
 
     def entry(self, scenario: str) -> FindingEntry | None:
         return next((entry for entry in self.findings if entry.scenario == scenario), None)
+
+
+def _admitted(witnesses: Sequence[Witness], version: str) -> tuple[Witness, ...]:
+    return tuple(
+        witness.model_copy(update={"releases": None})
+        for witness in witnesses
+        if admits(witness.releases, version)
+    )
 
 
 PROSE = ("description", "source")  # what a person reads; no run depends on it

@@ -88,18 +88,43 @@ def read_once(
 def load_document(
     target: str, version: str, where: Folders = None, *, drafts: bool = False
 ) -> FindingsFile | None:
-    """The findings file of ``target`` ``version`` on the search path ``where`` (for a release
-    with none of its own, the newest earlier release's: ``inherited``), or None when there is
-    none; refused in one line (``FindingsFileError``) when it cannot be used or when two folders
-    hold one.  ``drafts`` allows placeholders.  Findings read once answer from their copy."""
+    """The findings that judge ``target`` ``version`` on the search path ``where``: the view as
+    of it (``FindingsFile.as_of``) of its own file or of the file whose range covers it; for a
+    release no file covers, the newest earlier release's findings (``inherited``: a file of a
+    range judges as of its ``through``); None when there is none.  Refused in one line
+    (``FindingsFileError``) when a file cannot be used or when two folders hold one.
+    ``drafts`` allows placeholders.  Findings read once answer from their copy."""
     if isinstance(where, ReadFindings) and where.holds(target, version, drafts=drafts):
         return where.documents[target, version]
+    found = judging_file(target, version, where, drafts=drafts)
+    if found is None:
+        return None
+    document = found[1]
+    return document.as_of(version if document.covers(version) else document.last)
+
+
+def judging_file(
+    target: str, version: str, where: Folders = None, *, drafts: bool = False
+) -> tuple[Path, FindingsFile] | None:
+    """The findings file (its path and its whole content, every release of it) that judges
+    ``target`` ``version``: its own, else the newest earlier release's (``inherited``), which
+    may cover it (a file of a range of releases) or not; None when there is none."""
     folders = folders_of(where)
-    version = inherited(target, version, folders) or version
-    path = locate(target, version, folders)
+    first = inherited(target, version, folders) or version
+    path = locate(target, first, folders)
     if path is None:
         return None
-    return read_findings_file(path, target, version, drafts=drafts)
+    return path, read_findings_file(path, target, first, drafts=drafts)
+
+
+def covering_file(
+    target: str, version: str, where: Folders = None, *, drafts: bool = False
+) -> tuple[Path, FindingsFile] | None:
+    """The findings file whose releases include ``target`` ``version`` (its own, or a file of a
+    range of releases that covers it), or None: where ``record`` writes that release's
+    findings."""
+    found = judging_file(target, version, where, drafts=drafts)
+    return found if found is not None and found[1].covers(version) else None
 
 
 def read_findings_file(
@@ -143,3 +168,14 @@ def load_findings(target: str, version: str, where: Folders = None) -> tuple[Fin
 def load_classes(target: str, version: str, where: Folders = None) -> tuple[FindingClass, ...]:
     document = load_document(target, version, where)
     return () if document is None else document.classes
+
+
+def release_views(document: FindingsFile) -> dict[str, FindingsFile]:
+    """A findings file as the files of each release it names, by stem (``strands-1.59.0``): a
+    file of one release is itself; a file of a range, its view as of each release it names
+    (``FindingsFile.named_releases``)."""
+    releases = document.named_releases() if document.ranged else (document.version,)
+    return {
+        file_name(document.target, version).removesuffix(".yaml"): document.as_of(version)
+        for version in releases
+    }

@@ -20,6 +20,7 @@ from harness.findings.document import (
     Witness,
     first_match,
 )
+from harness.findings.releases import admits, narrowed
 from harness.findings.verdict import Observed, judge_findings
 
 
@@ -54,16 +55,21 @@ def exact_witness(violation: Violation, kind: str) -> Witness:
 def record(
     document: FindingsFile | None, target: str, version: str, runs: Iterable[Observed]
 ) -> tuple[FindingsFile, Recorded]:
-    """The findings file updated from ``runs``: each regression file that ran gets its digest
-    and a witness per violation (the recorded witnesses that still match are kept, with their
-    explanation; a new finding gets the placeholder explanation ``check`` refuses); a regression
-    finding whose scenario ran clean is dropped unless a class is shown by it.  Classes are kept
-    as written: a person generalises generated violations into a class (``uncovered``)."""
+    """The findings file updated from ``runs`` of release ``version``: each regression file that
+    ran gets its digest and a witness per violation (the recorded witnesses that still match are
+    kept, with their explanation; a new finding gets the placeholder explanation ``check``
+    refuses); a regression finding whose scenario ran clean is dropped unless a class is shown by
+    it.  In a file of a range of releases (``through``) only what ``version`` shows differently
+    is written: what it no longer shows stops applying to it (``releases`` gains
+    ``!=version``), what it shows new applies to it alone (``==version``), and the other
+    releases' findings stay as they are.  Classes are kept as written: a person generalises
+    generated violations into a class (``uncovered``)."""
     runs = list(runs)
     old = document or FindingsFile(target=target, version=version)
-    verdict = judge_findings(old, runs)
+    verdict = judge_findings(old.as_of(version), runs)
     shown_by = {name for found in old.classes for name in found.shown_by}
     ran = {run.scenario: run for run in runs if not run.generated}
+    releases = _Releases(version, old.ranged, (*old.named_releases(), version))
     entries: list[FindingEntry] = []
     added: list[str] = []
     removed: list[str] = []
@@ -72,7 +78,7 @@ def record(
         if run is None:
             entries.append(entry)
             continue
-        updated = _rerecorded(entry, run)
+        updated = _rerecorded(entry, run, releases)
         if updated is None and entry.scenario not in shown_by:
             removed.append(entry.scenario)
             continue
@@ -81,7 +87,7 @@ def record(
             added.append(entry.scenario)
         entries.append(updated)
     for run in ran.values():
-        fresh = _rerecorded(None, run)
+        fresh = _rerecorded(None, run, releases)
         if fresh is not None:
             entries.append(fresh)
             added.append(run.scenario)
@@ -89,6 +95,7 @@ def record(
         {
             "target": old.target,
             "version": old.version,
+            "through": old.through,
             "findings": [entry.model_dump(by_alias=True) for entry in entries],
             "classes": [found.model_dump(by_alias=True) for found in old.classes],
         },
@@ -103,23 +110,61 @@ def record(
     return updated_document, Recorded(tuple(added), tuple(removed), unexplained, uncovered)
 
 
-def _rerecorded(entry: FindingEntry | None, run: Observed) -> FindingEntry | None:
-    """``entry`` brought up to ``run`` (None when the run shows nothing)."""
-    if not run.violations:
+@dataclass(frozen=True)
+class _Releases:
+    """The release being recorded, whether its file covers others too, and the releases that
+    file names (a witness must still apply to one of them)."""
+
+    version: str
+    ranged: bool
+    named: tuple[str, ...]
+
+    def alive(self, witness: Witness) -> bool:
+        return any(admits(witness.releases, each) for each in self.named)
+
+
+def _rerecorded(
+    entry: FindingEntry | None, run: Observed, releases: _Releases
+) -> FindingEntry | None:
+    """``entry`` brought up to ``run`` of ``releases.version`` (None when nothing of it is
+    left)."""
+    version = releases.version
+    witnesses: tuple[Witness, ...] = () if entry is None else entry.witnesses
+    outer = None if entry is None else entry.releases
+    if outer is not None and not admits(outer, version) and run.violations:
+        # the finding said it is not this release's: its witnesses keep their releases
+        witnesses = tuple(
+            w.model_copy(update={"releases": ",".join(filter(None, (outer, w.releases)))})
+            for w in witnesses
+        )
+        outer = None
+    if not run.violations and not releases.ranged:
         return None
     kept: list[Witness] = []
-    if entry is not None:
-        for witness in entry.witnesses:
-            shown = any(witness.matches(v, kind, run.steps) for v, kind in run.violations)
-            if shown or witness.sometimes:
-                kept.append(witness)
+    for witness in witnesses:
+        applies = admits(outer, version) and admits(witness.releases, version)
+        shown = applies and any(witness.matches(v, kind, run.steps) for v, kind in run.violations)
+        if not applies or shown or witness.sometimes:
+            kept.append(witness)
+        elif releases.ranged:  # no longer shown on this release; still on the others
+            narrower = witness.model_copy(update={"releases": narrowed(witness.releases, version)})
+            if releases.alive(narrower):
+                kept.append(narrower)
+    mine = [w for w in kept if admits(outer, version) and admits(w.releases, version)]
     for violation, kind in run.violations:
-        if first_match(kept, violation, kind, run.steps) is None:
-            kept.append(exact_witness(violation, kind))
+        if first_match(mine, violation, kind, run.steps) is None:
+            exact = exact_witness(violation, kind)
+            if releases.ranged:
+                exact = exact.model_copy(update={"releases": f"=={version}"})
+            kept.append(exact)
+            mine.append(exact)
+    if not kept:
+        return None
     explanation = entry.explanation if entry is not None else f"{PLACEHOLDER}: why does it happen?"
     return FindingEntry.model_validate(
         {
             "scenario": run.scenario,
+            "releases": outer,
             "digest": run.digest,
             "explanation": explanation,
             "witnesses": [witness.model_dump(exclude_defaults=True) for witness in kept],
@@ -133,10 +178,14 @@ def dump_findings_file(document: FindingsFile, header: str = "") -> str:
     lines to keep at the top)."""
     lines = [line for line in header.splitlines() if line.startswith("#")]
     lines += [f"target: {_scalar(document.target)}", f"version: {_scalar(document.version)}"]
+    if document.through is not None:
+        lines.append(f"through: {_scalar(document.through)}")
     if document.findings:
         lines.append("findings:")
         for entry in document.findings:
             lines.append(f"  - scenario: {_scalar(entry.scenario)}")
+            if entry.releases is not None:
+                lines.append(f"    releases: {_scalar(entry.releases)}")
             lines.append(f"    digest: {entry.digest}")
             lines += _folded("    explanation", entry.explanation)
             lines += _witnesses("    ", entry.witnesses)
@@ -144,6 +193,8 @@ def dump_findings_file(document: FindingsFile, header: str = "") -> str:
         lines.append("classes:")
         for found in document.classes:
             lines.append(f"  - class: {found.name}")
+            if found.releases is not None:
+                lines.append(f"    releases: {_scalar(found.releases)}")
             lines.append(f"    shown_by: [{', '.join(map(_scalar, found.shown_by))}]")
             if found.scenario_classes:
                 lines.append(f"    scenario_classes: [{', '.join(found.scenario_classes)}]")

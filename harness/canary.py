@@ -1,0 +1,201 @@
+"""The exemption canary's runs and report: every known-bad variant of the reference run once on the
+regression files and a part of the ci sample, then every shipped findings file judged on them, per
+run and per witness (``harness.findings.canary`` says what is asked and why).
+
+``python -m harness.canary [--reports DIR] [--baseline]`` writes ``DIR/exemption-canary.md`` and
+``.json``: each findings file's variant runs it excuses whole and its class witnesses' broadenings
+no variant challenges.  ``--baseline`` also writes ``reports/baselines/exemption-canary.json``,
+which ``tests/test_exemption_canary.py`` holds the shipped files to: what is measured there today
+may shrink, by narrowing a class, and the baseline with it; it may not grow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from harness.checkers import check
+from harness.findings import FINDINGS, FindingsFile, observe, read_findings_file
+from harness.findings.canary import (
+    Broadening,
+    Hidden,
+    Sample,
+    VariantRun,
+    hidden_runs,
+    unchallenged,
+)
+from harness.findings.loading import release_views
+from harness.forking import ForkIsolated
+from harness.report import write_atomically
+from harness.runner import run_scenario
+from harness.targets import registry
+from harness.targets.variants import REAL_RESTART_ONLY
+from scenarios import corpus
+from scenarios.loading import REGRESSIONS, load_all, regression_files
+from scenarios.model import Scenario
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+COVERAGE_REGRESSIONS: Final = REGRESSIONS / "coverage"
+BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary.json"
+# Every EVERY-th scenario of the ci sample.  What excuses a variant's run whole, or what no
+# variant challenges, on the whole sample does so on a part of it too; a part is cheaper.
+EVERY: Final = 4
+# variants whose bug no scenario here can show (a crash inside an answer): the crash campaign
+# catches them (tests/test_variants.py), and no findings file can hide what never shows
+CAUGHT_ELSEWHERE: Final = {
+    "bad-no-write-ahead": "needs a crash inside an answer: the crash campaign catches it "
+    "(tests/test_variants.py)",
+}
+
+
+def canary_scenarios() -> list[tuple[str, Scenario, bool]]:
+    """The regression files (the coverage ones too) and every ``EVERY``-th scenario of the ci
+    sample (name, scenario, whether it is generated), in that order."""
+    # the coverage regression files too: the only scenarios here that show the coverage variants
+    regressions = load_all(regression_files()) + load_all(regression_files(COVERAGE_REGRESSIONS))
+    committed = corpus.find("ci", None)  # the committed sample that check --profile ci runs
+    assert committed is not None, "the ci sample is committed (scenarios/corpus/ci/)"
+    generated = corpus.read(committed, "ci")[::EVERY]
+    return [(name, scenario, False) for name, scenario in regressions] + [
+        (name, scenario, True) for name, scenario in generated
+    ]
+
+
+def variant_runs(
+    variants: Iterable[str], scenarios: Sequence[tuple[str, Scenario, bool]]
+) -> list[VariantRun]:
+    """Each variant's run of each scenario, as the findings judge it (a variant whose bug is
+    module state, ``REAL_RESTART_ONLY``, restarts for real: a new process)."""
+    found = []
+    for variant in variants:
+        target = registry.get(variant)
+        if variant in REAL_RESTART_ONLY:
+            target = ForkIsolated(variant, target)
+        for name, scenario, generated in scenarios:
+            history = run_scenario(target, scenario, name)
+            found.append(
+                VariantRun(variant, observe(history, scenario, check(history), generated=generated))
+            )
+    return found
+
+
+def shipped_views(folder: Path = FINDINGS) -> dict[str, FindingsFile]:
+    """Every shipped findings file, a file of a range as its view per release it names."""
+    return {
+        stem: view
+        for path in sorted(folder.glob("*.yaml"))
+        for stem, view in release_views(read_findings_file(path)).items()
+    }
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What the canary finds on the shipped files."""
+
+    hidden: tuple[Hidden, ...]
+    unchallenged: tuple[Broadening, ...]
+    tried: Mapping[str, int]  # broadenings tried, per file
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "hidden": [item.to_json() for item in self.hidden],
+            "unchallenged": [item.to_json() for item in self.unchallenged],
+            "tried": dict(sorted(self.tried.items())),
+        }
+
+
+def measure(views: Mapping[str, FindingsFile], runs: Sequence[VariantRun]) -> Measured:
+    sample = Sample(runs)
+    hidden: list[Hidden] = []
+    left: list[Broadening] = []
+    tried: dict[str, int] = {}
+    for stem, view in sorted(views.items()):
+        hidden += hidden_runs(stem, view, runs)
+        mine, tried[stem] = unchallenged(stem, view, sample)
+        left += mine
+    return Measured(tuple(hidden), tuple(left), tried)
+
+
+def dumped(measured: Measured) -> str:
+    """``measured`` as JSON, an item a line (a baseline's diff shows what changed, line by
+    line)."""
+    data = measured.to_json()
+    parts = []
+    for key in ("hidden", "unchallenged"):
+        items = ",\n".join("  " + json.dumps(item, sort_keys=True) for item in data[key])
+        parts.append(f'"{key}": [\n{items}\n ]')
+    parts.append(f'"tried": {json.dumps(data["tried"], sort_keys=True)}')
+    return "{\n " + ",\n ".join(parts) + "\n}\n"
+
+
+def render(measured: Measured) -> str:
+    """The report, for the triage of the findings files: per file, each variant run it excuses
+    whole (with the classes that do) and each broadening no variant challenges."""
+    lines = [
+        "# The exemption canary, per run and per witness",
+        "",
+        "Each shipped findings file judged on the known-bad variants of the reference "
+        f"(the regression files and every {EVERY}th scenario of the ci sample): the variant "
+        "runs it excuses whole (every violation matched by a witness: a run where a new bug of "
+        "that shape would pass unseen), and the broadenings of its class witnesses (pattern to "
+        "`^\\S.*$`, anchor dropped, scenario classes dropped) that no variant run, nor any "
+        "logging one, challenges. `python -m harness.canary` writes it (docs/findings.md, "
+        '"The exemption canary").',
+        "",
+        "| findings file | variant runs excused whole | broadenings unchallenged |",
+        "|---|---|---|",
+    ]
+    files = sorted(measured.tried)
+    for stem in files:
+        hidden = sum(1 for item in measured.hidden if item.file == stem)
+        left = sum(1 for item in measured.unchallenged if item.file == stem)
+        lines.append(f"| {stem} | {hidden} | {left} of {measured.tried[stem]} |")
+    for stem in files:
+        mine = [item for item in measured.hidden if item.file == stem]
+        broad = [item for item in measured.unchallenged if item.file == stem]
+        if not (mine or broad):
+            continue
+        lines += ["", f"## {stem}", ""]
+        if mine:
+            lines.append("Variant runs excused whole:")
+            lines.append("")
+            lines += [
+                f"- `{item.variant}` `{item.scenario}`: {', '.join(item.excused_by)}"
+                for item in mine
+            ]
+            lines.append("")
+        if broad:
+            lines.append("Broadenings no variant challenges (class: how; the witness):")
+            lines.append("")
+            lines += [f"- `{item.recorded_class}`: {item.how}; {item.witness}" for item in broad]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.canary", description=__doc__)
+    parser.add_argument("--reports", type=Path, default=Path("reports"), metavar="DIR")
+    parser.add_argument(
+        "--baseline", action="store_true", help=f"also write {BASELINE.relative_to(ROOT)}"
+    )
+    arguments = parser.parse_args(argv)
+    variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
+    measured = measure(shipped_views(), variant_runs(variants, canary_scenarios()))
+    text = dumped(measured)
+    write_atomically(arguments.reports / "exemption-canary.json", text)
+    write_atomically(arguments.reports / "exemption-canary.md", render(measured))
+    if arguments.baseline:
+        write_atomically(BASELINE, text)
+    print(
+        f"{arguments.reports / 'exemption-canary.md'}: {len(measured.hidden)} variant runs "
+        f"excused whole, {len(measured.unchallenged)} of {sum(measured.tried.values())} "
+        "broadenings unchallenged"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,236 @@
+"""The exemption canary, per run and per witness: the shipped findings judged on the known-bad
+variants of the reference (``harness.targets.variants``), whose every violation is a bug.
+
+Two questions, each asked of every findings file (a file of a range of releases: of its view as of
+each release it names) on the variants' runs, recorded once (``tests/test_exemption_canary.py``):
+
+* **Hidden runs.** A variant's generated run with violations that the file excuses *wholly*:
+  every violation matched by a witness.  A bug of the SDK that a class records may look like the
+  variant's bug in some runs; but a run the class excuses whole is a run where a new bug of the
+  SDK of that shape would pass unseen.  The fix is a narrower class (an anchor the SDK shows and
+  the variant does not, a scenario class), never a weaker canary.
+* **Unchallenged broadenings.** Each class witness broadened three ways (its sentence patterns
+  replaced by ``BROAD``, which validation accepts yet which matches nearly every sentence; its
+  anchors dropped; its class's scenario classes dropped) must then name some variant's violation
+  that the shipped witness rejects: else nothing shows the witness is any narrower than its
+  broadening, and a broadened copy would pass the canary as well as the shipped one.
+
+No variant of the reference logs what an SDK logs, so an anchored witness (``error``, ``result``,
+``warning``) could never be challenged: its anchor alone keeps every variant out.  The *logging*
+variants (``logging``) are the known-bad variants' runs as a variant that logs SDK-like errors and
+warnings at every step would record them (logging changes nothing of what it does): the same
+violations, each step's evidence with ``SDK_LIKE`` added.  They challenge the sentence patterns of
+anchored witnesses; they are not asked the first question (a variant that says what the SDK says
+at the step where it goes wrong as the SDK does is, to a witness, that bug).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from harness.findings.document import Evidence, FindingClass, FindingsFile, Witness
+from harness.findings.verdict import Observed, judge_findings
+
+# A pattern validation accepts (it does not match the empty text nor one with a leading blank)
+# that matches every sentence a checker writes: the broadest a careless edit makes a pattern.
+BROAD: Final = r"^\S.*$"
+
+# What the SDKs log and tell their models, in the shapes the shipped findings' anchors name
+# (strands, openai-agents, LangGraph, the scripted provider): the logging variants' records.
+SDK_LIKE_ERRORS: Final = (
+    "tool_name=<mailer>, tool_use_id=<call-1> | cannot resume: the interrupted sub-agent turn "
+    "is not available",
+    "tool_name=<mailer>, available_tools=<['approver']> | tool not found in registry",
+    "tool_name=<mailer>, tool_use_id=<call-1> | failed to restore interrupted sub-agent turn: "
+    "'data'",
+    "tool_name=<mailer>, tool_use_id=<call-1> | failed to restore interrupted sub-agent turn: "
+    "Unsupported snapshot schema version: '0.0'. Current version: 1.0",
+    "TypeError: prompt_type=<class 'str'> | must resume from interrupt with list of "
+    "interruptResponse's",
+    "mailer: first request of a conversation with a previous_response_id",
+    "ProviderError: mailer: stale previous_response_id 'resp-0a1b'",
+    "ScriptError: orchestrator/mailer: no turn 2 scripted for prompt 'part 1'",
+    "ValueError: Found AIMessages with tool_calls that do not have a corresponding ToolMessage. "
+    "Here are the first few of those tool calls: [...]",
+    "UserError: RunState completed tool invocation does not match a restored tool call and output.",
+    "UserError: Cannot apply approval because multiple current pending approvals contain the "
+    "same tool invocation identity.",
+    "UserError: Cannot apply approval because the same tool invocation identity belongs to both "
+    "the current run and a nested agent-tool run.",
+    "ModelBehaviorError: Run history reused a tool call ID for different completed invocations.",
+    "ModelBehaviorError: A tool call already executed, but its output was not committed. Start a "
+    "new run instead of retrying the invocation.",
+    "ModelBehaviorError: Model reused a tool call ID for a different invocation. Use a unique "
+    "call ID for each tool invocation.",
+    "no pending approval matches the answer",
+)
+SDK_LIKE_WARNINGS: Final = (
+    "tool_name=<mailer>, tool_use_id=<call-2> | agent is already processing a request",
+    "Ignoring unknown node name mailer in pending sends",
+)
+SDK_LIKE_RESULTS: Final = (
+    "orchestrator: Error: mailer is not a valid tool, try one of [approver].",
+    "orchestrator: Agent error: 'interrupt_id=<v1:agent_as_tool:call-1:q> | no interrupt found'",
+)
+
+
+def logging(run: Observed) -> Observed:
+    """``run`` as a variant that logs ``SDK_LIKE`` records at every step would record it: the
+    same violations, every step's evidence with those errors, warnings and results added."""
+    steps = tuple(
+        Evidence(
+            step.kind,
+            step.errors + SDK_LIKE_ERRORS,
+            step.results + SDK_LIKE_RESULTS,
+            step.warnings + SDK_LIKE_WARNINGS,
+        )
+        for step in run.steps
+    )
+    return replace(run, steps=steps)
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    """One run of a known-bad variant, as the findings judge it."""
+
+    variant: str
+    run: Observed
+
+
+@dataclass(frozen=True, order=True)
+class Hidden:
+    """A variant's run with violations that a findings file excuses whole."""
+
+    file: str  # the findings file's view: <target>-<release>
+    variant: str
+    scenario: str
+    excused_by: tuple[str, ...]  # the classes (or "finding <scenario>") that excused it
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "variant": self.variant,
+            "scenario": self.scenario,
+            "excused_by": list(self.excused_by),
+        }
+
+    def describe(self) -> str:
+        return f"{self.file}: {self.variant} run {self.scenario} wholly excused by " + ", ".join(
+            self.excused_by
+        )
+
+
+def hidden_runs(file: str, document: FindingsFile, runs: Iterable[VariantRun]) -> list[Hidden]:
+    """The variant's generated runs with violations that ``document`` excuses whole, each judged
+    alone (as if the variant were the file's target).  A regression finding names the exact
+    sentences of its one scenario, so a variant that shows them there shows the SDK's failure
+    itself; a class is what generalises, and what may be too wide."""
+    found = []
+    for each in runs:
+        if not (each.run.generated and each.run.violations):
+            continue
+        verdict = judge_findings(document, [each.run])
+        if verdict.new:
+            continue
+        excused_by = sorted(
+            {item.recorded_class or f"finding {item.scenario}" for item in verdict.expected}
+        )
+        found.append(Hidden(file, each.variant, each.run.scenario, tuple(excused_by)))
+    return sorted(found)
+
+
+BROADENINGS: Final = ("pattern", "anchor", "scenario-classes")
+
+
+@dataclass(frozen=True, order=True)
+class Broadening:
+    """One class witness broadened one way (``BROADENINGS``)."""
+
+    file: str
+    recorded_class: str
+    witness: str  # the witness, described (Witness.describe): its position changes with edits
+    how: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "class": self.recorded_class,
+            "witness": self.witness,
+            "broadened": self.how,
+        }
+
+    def describe(self) -> str:
+        return f"{self.file}: class {self.recorded_class}: {self.witness} ({self.how})"
+
+
+def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClass, Witness] | None:
+    """The class and its witness at ``position`` broadened ``how``; None where that broadening
+    changes nothing (no anchor to drop, no scenario class to drop)."""
+    witness = found.witnesses[position]
+    if how == "scenario-classes":
+        if not found.scenario_classes:
+            return None
+        return found.model_copy(update={"scenario_classes": ()}), witness
+    if how == "anchor":
+        if not witness.anchored:
+            return None
+        update: dict[str, Any] = {"error": None, "result": None, "warning": None}
+        update["anchored_at"] = None
+        if witness.expected is None and witness.seen is None:
+            update["seen"] = BROAD  # an error alone: nothing would be left to name
+        return found, witness.model_copy(update=update)
+    sentences = {key: BROAD for key in ("expected", "seen") if getattr(witness, key) is not None}
+    return found, witness.model_copy(update=sentences or {"error": BROAD})
+
+
+class Sample:
+    """The variants' runs, and the logging variants' (``logging``), their generated runs'
+    violations indexed by invariant and step kind (what a witness names first)."""
+
+    def __init__(self, runs: Iterable[VariantRun]) -> None:
+        self.runs = tuple(runs)
+        self.logged = tuple(VariantRun(each.variant, logging(each.run)) for each in self.runs)
+        self.index: dict[tuple[str, str], list[tuple[Observed, int]]] = {}
+        for each in self.runs + self.logged:
+            if not each.run.generated:
+                continue  # a class covers generated scenarios only
+            for position, (violation, kind) in enumerate(each.run.violations):
+                key = (violation.invariant, kind)
+                self.index.setdefault(key, []).append((each.run, position))
+
+    def named(self, found: FindingClass, witness: Witness) -> Iterator[tuple[int, int]]:
+        """Each violation (by its run's identity and position) ``witness`` of ``found`` names."""
+        for run, position in self.index.get((witness.invariant, witness.step), ()):
+            violation, kind = run.violations[position]
+            if found.narrows_to(run.classes) and witness.matches(violation, kind, run.steps):
+                yield id(run), position
+
+
+def challenged(found: FindingClass, position: int, how: str, sample: Sample) -> bool | None:
+    """Whether broadening the class's witness at ``position`` ``how`` makes it name a variant's
+    violation the shipped witness rejects (None: that broadening changes nothing)."""
+    made = broadened(found, position, how)
+    if made is None:
+        return None
+    wider, witness = made
+    shipped = set(sample.named(found, found.witnesses[position]))
+    return any(hit not in shipped for hit in sample.named(wider, witness))
+
+
+def unchallenged(file: str, document: FindingsFile, sample: Sample) -> tuple[list[Broadening], int]:
+    """The broadenings of ``document``'s class witnesses no variant run challenges, and how many
+    broadenings were tried."""
+    left, tried = [], 0
+    for found in document.classes:
+        for position in range(len(found.witnesses)):
+            for how in BROADENINGS:
+                verdict = challenged(found, position, how, sample)
+                if verdict is None:
+                    continue
+                tried += 1
+                if not verdict:
+                    described = found.witnesses[position].describe()
+                    left.append(Broadening(file, found.name, described, how))
+    return sorted(left), tried
