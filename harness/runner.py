@@ -356,6 +356,8 @@ class Recorder:
             del recorded["effects"]
         if recorded["failure_cause"] is None:  # recorded where a step must fail, as I9 names it
             del recorded["failure_cause"]
+        if not recorded["tallies"]:  # recorded where a tally effect runs
+            del recorded["tallies"]
         if not recorded["returned"]:  # recorded where a sub-agent call returns to its caller
             del recorded["returned"]
         if not recorded["acted"]:  # and where a protected action's call does

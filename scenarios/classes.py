@@ -50,6 +50,7 @@ COVERAGE: Final = (
     "retried-parked-call",
     "refused-restore-of-several",
     "retried-gated-call",
+    "state-read-after-resume",
 )
 RECOGNISED: Final = CLASSES + FOCUSED + FINER + COVERAGE
 
@@ -267,7 +268,40 @@ def _coverage_classes(scenario: Scenario, found: set[str]) -> set[str]:
         shapes.add("retried-gated-call")
     if "corruption" in found and _refused_restore_of_several(scenario):
         shapes.add("refused-restore-of-several")
+    if _state_read_after_resume(scenario):
+        shapes.add("state-read-after-resume")
     return shapes
+
+
+def _state_read_after_resume(scenario: Scenario) -> bool:
+    """A sub-agent's tally effect runs in a turn no later than one that asks and again in a
+    later turn (its state written before its question is read after the resume), and the
+    scenario answers something with a restart before it: the stored turn must carry the
+    state."""
+    restarted = False
+    answered = False
+    for step in scenario.steps:
+        restarted = restarted or isinstance(step, Restart)
+        answered = answered or (restarted and isinstance(step, Answer))
+    if not answered:
+        return False
+    return any(
+        _tally_around_a_question(agent) for agent, depth in scenario.tree.walk() if depth > 1
+    )
+
+
+def _tally_around_a_question(agent: Agent) -> bool:
+    tallies = {effect.tool for effect in agent.effects if effect.tally}
+    asking = {action.tool for action in agent.actions} | {sub.name for sub in agent.sub_agents}
+    for _, turns in agent.scripts():
+        wrote = asked = False
+        for turn in turns:
+            tools = {call.tool for call in turn}
+            if asked and tools & tallies:
+                return True
+            wrote = wrote or bool(tools & tallies)
+            asked = asked or (wrote and bool(tools & asking))
+    return False
 
 
 def _answers_something(scenario: Scenario) -> bool:

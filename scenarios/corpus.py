@@ -148,6 +148,7 @@ COVERAGE_PREFIXES: Final = (
     "retried-parked-",
     "refused-restore-",
     "retried-gated-",
+    "state-read-",
 )
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(

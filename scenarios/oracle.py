@@ -11,6 +11,11 @@ Semantics it encodes, each straight from docs/invariants.md:
   turn, and after its last one answers (so the root's final answer is known);
 * an ordinary tool (an effect) runs when its turn is played, once per scripted call: never again
   when its agent resumes after a question, nor after a restart;
+* a tally effect reads the count of its earlier runs in its agent's key/value state: the runs of
+  the same call of an ephemeral sub-agent (every call starts from the initial state, a retry's
+  attempt too), of every call of a preserve_context sub-agent or of the root; a question, a
+  resume and a restart carry it (a storeless preserve_context sub-agent's restarts to 0, its
+  state is lost); after a deploy it is not predicted (None);
 * an approval advances one question: the last approval runs the action (exactly once); a denial
   ends the call without running it; an unanswered question stays pending; an answer by id
   settles exactly the question shown under that id, never a twin call's sharing its label;
@@ -92,6 +97,9 @@ class Expected:
     unknown_answer: bool = False  # it answers a question not pending: the error is I14's refusal
     # ordinary tools run during this step, each (agent path, tool, toolUseId), sorted
     effects: tuple[tuple[str, str, str], ...] = ()
+    # each tally effect's run during this step, with the counter it must read from its agent's
+    # key/value state: (agent path, tool, toolUseId, count; None where not predicted), sorted
+    tallies: tuple[tuple[str, str, str, int | None], ...] = ()
     # the call each execution serves: (label, its agent's path, the prompt that call was given)
     served: tuple[tuple[str, str, str], ...] = ()
     # each sub-agent call whose caller's turn ended during this step, as the result the caller's
@@ -188,6 +196,7 @@ class Activation:
     prompt: str  # what it was asked: its script may depend on it
     turn: int = 0
     calls: list[ActionCall | SubCall | EffectCall] | None = None
+    tallies: dict[str, int] = field(default_factory=dict)  # an ephemeral call's counters
 
     @property
     def turns(self) -> tuple[tuple[Call, ...], ...]:
@@ -213,6 +222,12 @@ class Oracle:
     acted: list[tuple[str, str, int, str, str, str | None]] = field(default_factory=list)
     tree: Agent | None = None  # the tree in force: the scenario's, then each deploy's
     retried: int = 0  # how many calls a retry has made again so far, over every step
+    # each tally effect run during this step, with the count it must read (see ``Expected``)
+    tallies: list[tuple[str, str, str, int | None]] = field(default_factory=list)
+    # the counters of the agents whose key/value state outlives a call (the root, each
+    # preserve_context sub-agent), by path
+    kept: dict[str, dict[str, int]] = field(default_factory=dict)
+    deployed: bool = False  # a deploy happened: tallies are no longer predicted
 
     def __post_init__(self) -> None:
         if self.tree is None:
@@ -233,6 +248,7 @@ class Oracle:
         counts as not shown).  An id settles that one question: the first call still asking it
         that no other id of the step took (twins sharing label and prompt are alike)."""
         self.effects = []
+        self.tallies = []
         self.returned = []
         self.acted = []
         if isinstance(step, Run):
@@ -376,6 +392,10 @@ class Oracle:
         return self._expect(executed, error="forbidden", served=served)
 
     def _restart(self) -> None:
+        for path in list(self.kept):
+            agent = self._agent_at(path)
+            if path != self.current.name and agent is not None and not agent.session_store:
+                del self.kept[path]  # kept in memory only: a restart loses its state
         for path, busy in self.live.items():
             agent = self._agent_at(path)
             if busy is None or busy.finished or agent is None or agent.session_store:
@@ -386,6 +406,7 @@ class Oracle:
         """The tree in force becomes ``tree``: every parked call whose tool is gone is marked
         gone, with everything below it."""
         self.tree = tree
+        self.deployed = True
         if self.root is not None and not self.root.finished:
             self._redeploy(self.root, tree)
 
@@ -467,8 +488,11 @@ class Oracle:
     def _start(
         self, parent: Activation, call: Call, executed: list[str], attempt: int = 0
     ) -> ActionCall | SubCall | EffectCall:
-        if any(effect.tool == call.tool for effect in parent.agent.effects):
+        effect = next((effect for effect in parent.agent.effects if effect.tool == call.tool), None)
+        if effect is not None:
             self.effects.append((parent.path, call.tool, call.id))
+            if effect.tally:
+                self._tally(parent, call)
             return EffectCall()
         for action in parent.agent.actions:
             if action.tool == call.tool:
@@ -489,6 +513,13 @@ class Oracle:
         sub_call = self._call(parent, call, executed)
         sub_call.call, sub_call.attempt = call, attempt
         return sub_call
+
+    def _tally(self, parent: Activation, call: Call) -> None:
+        """A tally effect's run: it reads the count its agent's state holds and adds one."""
+        counts = parent.tallies if parent.ephemeral else self.kept.setdefault(parent.path, {})
+        seen = counts.get(call.tool, 0)
+        counts[call.tool] = seen + 1
+        self.tallies.append((parent.path, call.tool, call.id, None if self.deployed else seen))
 
     def _retry(self, parent: Activation, executed: list[str]) -> None:
         """Make again, at once, every call of the turn that ended the way its tool's retry
@@ -609,6 +640,7 @@ class Oracle:
             parked_continuations=self._parked_continuations(),
             unknown_answer=unknown_answer,
             effects=tuple(sorted(self.effects)),
+            tallies=tuple(sorted(self.tallies, key=repr)),
             served=tuple(sorted(served)),
             returned=tuple(sorted(self.returned, key=repr)),
             acted=tuple(sorted(self.acted, key=repr)),

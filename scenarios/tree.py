@@ -81,6 +81,21 @@ class Effect(Strict):
     after a question, nor after a restart (needs `ordinary_tools`)."""
 
     tool: Annotated[Name, Field(description="The tool's name, as the agent's model calls it.")]
+    tally: bool = Field(
+        False,
+        description="Each run also reads a counter from its agent's key/value state (under "
+        "`tally:` and the tool's name, 0 when absent), records the value it read in the ledger "
+        "and writes it back plus one: so state written before a question must be read back "
+        "after the resume, a restart between them included (needs `agent_state`).",
+    )
+
+
+TALLY_PREFIX = "tally:"  # an agent's key/value state holds a tally effect's counter under it
+
+
+def tally_key(tool: str) -> str:
+    """The key/value state key of tally effect ``tool``'s counter."""
+    return f"{TALLY_PREFIX}{tool}"
 
 
 class Call(Strict):
@@ -198,6 +213,13 @@ class Agent(Strict):
         duplicates = sorted(name for name, count in Counter(tools).items() if count > 1)
         if duplicates:
             raise FieldError((), f"agent {self.name!r} has two tools named {duplicates}")
+        for key in self.state:
+            if key.startswith(TALLY_PREFIX):
+                raise FieldError(
+                    ("state", key),
+                    f"keys starting {TALLY_PREFIX!r} are the tally effects' counters: "
+                    "use another key",
+                )
         for where, turns in self.scripts():
             for index, turn in enumerate(turns):
                 for position, call in enumerate(turn):

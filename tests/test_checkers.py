@@ -316,10 +316,10 @@ def test_every_checker_is_quiet_on_a_good_history(name: str) -> None:
     assert check(GOOD[name]) == []
 
 
-def test_the_checkers_are_the_sixteen_checked_invariants_then_differential_then_outcome() -> None:
+def test_the_checkers_are_the_seventeen_checked_invariants_then_differential_then_outcome() -> None:
     ids = [checker.id for checker in CHECKERS]
 
-    assert ids == [f"I{n}" for n in range(1, 17)] + ["D", "O"]
+    assert ids == [f"I{n}" for n in range(1, 18)] + ["D", "O"]
     assert len({checker.slug for checker in CHECKERS}) == len(CHECKERS)
     assert all(checker.needs <= set(CAPABILITIES) for checker in CHECKERS)
 
@@ -1629,6 +1629,110 @@ def test_i15_is_not_applied_to_a_target_without_ordinary_tools() -> None:
     )
 
     assert violations("I15", bad) == []
+
+
+# --- I17 state carried ---------------------------------------------------------------------------
+
+TALLIED = {
+    "name": "orchestrator",
+    "turns": [[{"tool": "researcher", "id": "call-1"}]],
+    "sub_agents": [
+        {
+            "name": "researcher",
+            "effects": [{"tool": "lookup", "tally": True}],
+            "actions": [{"tool": "publish", "label": "publish"}],
+            "turns": [
+                [{"tool": "lookup", "id": "look-1"}],
+                [{"tool": "publish", "id": "pub-1"}],
+                [{"tool": "lookup", "id": "look-2"}],
+            ],
+        }
+    ],
+}
+AGENT = "orchestrator/researcher"
+
+
+def tallied(step: Step, *, read: tuple[Any, ...] = (), expect: tuple[Any, ...] = ()) -> Step:
+    """``step`` with tally runs: each read ``(toolUseId, value)`` in the ledger, each expected
+    ``(toolUseId, count)`` by the oracle (effects and tallies alike)."""
+    records = [
+        {"effect": "lookup", "agent": AGENT, "tool_use_id": i}
+        | ({} if seen is None else {"seen": seen})
+        for i, seen in read
+    ]
+    step["executions"] = step["executions"] + records
+    step["expected"] = {
+        **step["expected"],
+        "effects": [[AGENT, "lookup", i] for i, _ in expect],
+        "tallies": [[AGENT, "lookup", i, count] for i, count in expect],
+    }
+    return step
+
+
+def test_i17_state_read_back_after_a_restart_passes_every_checker() -> None:
+    good = history(
+        tallied(run(shows=[ask("publish")]), read=(("look-1", 0),), expect=(("look-1", 0),)),
+        tallied(restart()),
+        tallied(
+            answer("publish", ran=("publish",)), read=(("look-2", 1),), expect=(("look-2", 1),)
+        ),
+        tree=TALLIED,
+    )
+
+    assert check(good) == []
+
+
+def test_i17_state_dropped_on_restore_reads_its_initial_count() -> None:
+    bad = history(
+        tallied(run(shows=[ask("publish")]), read=(("look-1", 0),), expect=(("look-1", 0),)),
+        tallied(restart()),
+        tallied(
+            answer("publish", ran=("publish",)), read=(("look-2", 0),), expect=(("look-2", 1),)
+        ),
+        tree=TALLIED,
+    )
+
+    assert [(v.step, v.expected, v.seen) for v in violations("I17", bad)] == [
+        (
+            2,
+            "lookup of orchestrator/researcher (toolUseId 'look-2') reads 1 from its agent's state",
+            "it read 0",
+        )
+    ]
+    assert [v.invariant for v in check(bad)] == ["I17"]
+
+
+def test_i17_a_run_that_records_no_value_and_runs_left_to_i15() -> None:
+    silent = history(
+        tallied(run(shows=[ask("publish")]), read=(("look-1", None),), expect=(("look-1", 0),)),
+        tree=TALLIED,
+    )
+    twice = history(
+        tallied(
+            run(shows=[ask("publish")]),
+            read=(("look-1", 0), ("look-1", 1)),
+            expect=(("look-1", 0),),
+        ),
+        tree=TALLIED,
+    )
+    unpredicted = history(
+        tallied(run(shows=[ask("publish")]), read=(("look-1", 5),), expect=(("look-1", None),)),
+        tree=TALLIED,
+    )
+
+    assert [v.seen for v in violations("I17", silent)] == ["it read nothing"]
+    assert violations("I17", twice) == []  # one run too many is I15's
+    assert violations("I17", unpredicted) == []  # after a deploy the oracle predicts none
+
+
+def test_i17_is_not_applied_to_a_target_without_agent_state() -> None:
+    bad = history(
+        tallied(run(shows=[ask("publish")]), read=(("look-1", 3),), expect=(("look-1", 0),)),
+        tree=TALLIED,
+        capabilities=frozenset(CAPABILITIES) - {"agent_state"},
+    )
+
+    assert violations("I17", bad) == []
 
 
 # --- a real history -----------------------------------------------------------------------------

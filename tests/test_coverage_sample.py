@@ -30,6 +30,7 @@ CAUGHT_BY = {
     "retry-continues-parked": "retried-parked-call",
     "refused-restore-keeps-one": "refused-restore-of-several",
     "gate-approval-stands": "retried-gated-call-after-result",
+    "restore-drops-state": "state-read-after-resume",
 }
 
 

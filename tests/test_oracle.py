@@ -537,6 +537,92 @@ def test_a_deploy_before_the_first_run_is_the_tree_the_run_plays() -> None:
     assert answer.executions == ("C",)
 
 
+def _tallies(tree: dict[str, Any], steps: list[Any]) -> list[list[tuple[str, int | None]]]:
+    scenario = Scenario.model_validate(
+        {"description": "d", "source": "s", "tree": tree, "steps": steps}
+    )
+    return [
+        [(f"{agent}:{tool_use_id}", count) for agent, _, tool_use_id, count in step.tallies]
+        for step in expectations(scenario)
+    ]
+
+
+def _tallying(**options: Any) -> dict[str, Any]:
+    """The orchestrator calls s1 twice, one turn each; s1 tallies before and after its question."""
+    return {
+        "name": "o",
+        "turns": [[{"tool": "s1", "id": "c1"}], [{"tool": "s1", "id": "c2"}]],
+        "sub_agents": [
+            {
+                "name": "s1",
+                "effects": [{"tool": "lookup", "tally": True}],
+                "actions": [{"tool": "act", "label": "act"}],
+                "turns": [
+                    [{"tool": "lookup", "id": "t0"}],
+                    [{"tool": "act", "id": "t1"}],
+                    [{"tool": "lookup", "id": "t2"}],
+                ],
+                **options,
+            }
+        ],
+    }
+
+
+STEPS = [{"run": "go"}, "restart", {"answer": {"act": "approve"}}, {"answer": {"act": "approve"}}]
+
+
+def test_a_tally_of_an_ephemeral_sub_agent_counts_within_one_call_across_a_restart() -> None:
+    assert _tallies(_tallying(), STEPS) == [
+        [("o/s1:t0", 0)],
+        [],
+        [("o/s1:t0", 0), ("o/s1:t2", 1)],  # the first call reads back 1; the second starts anew
+        [("o/s1:t2", 1)],
+    ]
+
+
+def test_a_tally_of_a_preserve_context_sub_agent_carries_across_its_calls() -> None:
+    assert _tallies(_tallying(preserve_context=True), STEPS) == [
+        [("o/s1:t0", 0)],
+        [],
+        [("o/s1:t0", 2), ("o/s1:t2", 1)],
+        [("o/s1:t2", 3)],
+    ]
+
+
+def test_a_storeless_sub_agent_s_tally_starts_again_after_a_restart() -> None:
+    """Between its two calls the root asks, and a restart comes: a session store keeps the
+    count, an in-memory sub-agent loses it with the rest of its state."""
+    tree = _tallying(preserve_context=True)
+    tree["actions"] = [{"tool": "check", "label": "root-act"}]
+    tree["turns"].insert(1, [{"tool": "check", "id": "r1"}])
+    steps = [
+        {"run": "go"},
+        {"answer": {"act": "approve"}},
+        "restart",
+        {"answer": {"root-act": "approve"}},
+        {"answer": {"act": "approve"}},
+    ]
+    kept = _tallies(tree, steps)
+    tree["sub_agents"][0]["session_store"] = False
+    lost = _tallies(tree, steps)
+
+    assert kept[3] == [("o/s1:t0", 2)]
+    assert lost[3] == [("o/s1:t0", 0)]
+    assert kept[:3] == lost[:3] == [[("o/s1:t0", 0)], [("o/s1:t2", 1)], []]
+
+
+def test_a_tally_key_in_an_agent_s_initial_state_is_refused() -> None:
+    with pytest.raises(ValueError, match="tally effects' counters"):
+        Scenario.model_validate(
+            {
+                "description": "d",
+                "source": "s",
+                "tree": _tallying(state={"tally:lookup": 5}),
+                "steps": [{"run": "go"}],
+            }
+        )
+
+
 def test_an_answer_without_an_id_answers_the_one_pending_question() -> None:
     """With one question pending, `resume` names it: it is answered as by its label."""
     steps = [{"run": "go"}, {"answer": {"A": "approve"}}, {"resume": "approve"}]

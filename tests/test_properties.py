@@ -131,6 +131,7 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     "retry-continues-parked": {"I7"},  # the retry starts from the first attempt's history
     "refused-restore-keeps-one": {"I9"},  # a refused restore drops all but one question
     "gate-approval-stands": {"I3"},  # a retried gated call is not asked its gate again
+    "restore-drops-state": {"I17"},  # a restored turn reads its state back as initial
 }
 
 

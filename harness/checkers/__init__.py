@@ -1,6 +1,6 @@
 """Checkers: pure functions from a recorded history to the violations it contains.
 
-One checker per checked invariant of docs/invariants.md (I1 to I16), plus the differential
+One checker per checked invariant of docs/invariants.md (I1 to I17), plus the differential
 comparison with the restart-free control (D) and the expected outcome of each step (O).  A
 checker never trusts the target: what must happen comes from the oracle's expectations recorded
 in the history and from the control run.  A checker that needs a capability the target lacks is
@@ -27,6 +27,7 @@ from harness.checkers import (
     privacy,
     refusals,
     restarts,
+    tallies,
 )
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
@@ -36,7 +37,7 @@ __all__ = ["CHECKERS", "Checker", "Violation", "applicable", "check"]
 
 @dataclass(frozen=True)
 class Checker:
-    id: str  # "I1" to "I16", "D", "O"
+    id: str  # "I1" to "I17", "D", "O"
     slug: str
     title: str  # the invariant in one line
     needs: frozenset[str]  # target capabilities (harness.targets.base.CAPABILITIES) it relies on
@@ -147,6 +148,14 @@ CHECKERS: tuple[Checker, ...] = (
         "result, right after it, no result is without its use, and nothing of the turn it plays "
         "(a restored turn included) is lost.",
         conversation.well_formed_conversation,
+    ),
+    _checker(
+        tallies.STATE_CARRIED,
+        "An agent's key/value state written before a question is read back after the resume, a "
+        "restart between them included: each call of an ephemeral sub-agent starts from its "
+        "initial state, a preserve_context sub-agent's carries across its calls.",
+        tallies.state_carried,
+        frozenset({"ordinary_tools", "agent_state"}),
     ),
     _checker(
         restarts.DIFFERENTIAL,

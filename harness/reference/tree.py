@@ -53,9 +53,11 @@ class ActionSpec:
 
 @dataclass(frozen=True)
 class EffectSpec:
-    """An ordinary tool with a side effect: it asks nothing."""
+    """An ordinary tool with a side effect: it asks nothing (a tally one counts its runs in its
+    agent's key/value state)."""
 
     tool: str
+    tally: bool = False
 
 
 @dataclass(frozen=True)

@@ -102,6 +102,8 @@ NOT_SUPPORTED: Final = {
     "corruption": "the continuation is ADK's event rows in sqlite; this adapter does not locate "
     "or damage them",
     "continuation_bytes": "the same: stored events are not measured per sub-agent",
+    "agent_state": "not built in this adapter: a tool's state is the session's, which an "
+    "AgentTool's sub-agent gets a new one of for every call",
     "retries": "no callback runs a tool call again after its result or error "
     "(after_tool_callback can only replace the result)",
     "tool_names": "an AgentTool (and a single_turn sub-agent) is called by its agent's name, "

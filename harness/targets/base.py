@@ -49,6 +49,8 @@ CAPABILITIES = {
     "changed_tree": "rebuild the agents from a changed tree at a restart (a deploy: sub-agents "
     "or tools renamed, added or removed, another window size or preserve_context) and restore "
     "the stored state into them",
+    "agent_state": "let an ordinary tool read and write its agent's key/value state (a tally "
+    "effect), kept with the agent's turn across a question and a restart",
     "retries": "retry a tool call from an after-tool-call hook (after its error or its result), "
     "each attempt a new call that asks again",
     "tool_names": "call a sub-agent by a tool name apart from its agent's name, so sibling "
@@ -207,6 +209,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("gated_sub_agents")
         if agent.effects:
             needed.add("ordinary_tools")
+        if any(effect.tally for effect in agent.effects):
+            needed.add("agent_state")
         if agent.tool_name is not None:
             needed.add("tool_names")
         if agent.retry is not None or any(action.retry for action in agent.actions):

@@ -91,6 +91,8 @@ NOT_SUPPORTED: Final = {
     "ModelBehaviorError",
     "storeless_sub_agents": "a parked nested run travels inside the root's RunState "
     "(agent_run_state), not in the sub-agent's session, so no restart can lose it",
+    "agent_state": "not built in this adapter: an agent's own key/value state would be the run "
+    "context's, which a nested Agent.as_tool run shares with its caller",
     "retries": "no hook can run a tool call again after its result or error (RunHooks."
     "on_tool_end only observes, failure_error_function only words the error, retry settings "
     "are the model's); a wrapper around the function would re-run its body, not re-ask its "

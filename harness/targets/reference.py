@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import harness
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
-from fakes.effects import OrdinaryTool
+from fakes.effects import OrdinaryTool, read_tally
 from fakes.model import (
     AgentScript,
     Answer,
@@ -54,6 +54,7 @@ from harness.targets.base import (
 from harness.targets.fake_model import conversation_of
 from scenarios import model as scenario_model
 from scenarios.model import CORRUPTIONS
+from scenarios.tree import tally_key
 
 TREE_KEY: Final = "tree"
 EXPECTED_FAILURES = (AgentError, ContinuationError, ProviderError, ScriptError)
@@ -84,7 +85,7 @@ def agent_spec(agent: scenario_model.Agent) -> AgentSpec:
             )
             for action in agent.actions
         ),
-        effects=tuple(EffectSpec(tool=effect.tool) for effect in agent.effects),
+        effects=tuple(EffectSpec(tool=effect.tool, tally=effect.tally) for effect in agent.effects),
         sub_agents=tuple(
             SubAgentSpec(
                 agent=agent_spec(sub),
@@ -223,17 +224,28 @@ def gate_for(label: str) -> ActionGate:
 
 @dataclass
 class EffectTool:
+    """An ordinary tool; a tally one reads its counter from the calling agent's key/value state
+    (the working state of the turn, committed with it) and writes it back plus one."""
+
     name: str
     effect: OrdinaryTool
     ledger: Ledger
     agent: str
+    tally: bool = False
 
     def prepare(self, caller: AgentState, use: ToolUse) -> None:
         return None
 
     def run(self, call: ToolCall) -> ToolOutcome:
+        seen = None
+        if self.tally:
+            key = tally_key(self.name)
+            seen = read_tally(call.caller.state, key)
+            call.caller.state[key] = seen + 1
         return Completed(
-            self.effect.run(self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id)
+            self.effect.run(
+                self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id, seen=seen
+            )
         )
 
 
@@ -315,7 +327,9 @@ class ReferenceSession(RecordedSession):
         return ReferenceModel(core)
 
     def _effect_tool(self, effect: EffectSpec, path: str) -> EffectTool:
-        return EffectTool(effect.tool, OrdinaryTool(effect.tool), self.ledger, path)
+        return EffectTool(
+            effect.tool, OrdinaryTool(effect.tool), self.ledger, path, tally=effect.tally
+        )
 
     def _action_tool(self, action: ActionSpec, path: str) -> ActionTool:
         protected = ProtectedAction(action.label, action.questions)

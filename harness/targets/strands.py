@@ -174,7 +174,7 @@ class StrandsSession(RebuildingSession):
         tools: list[Any] = [
             action_tool(action.tool, action.label, hook=action.hook) for action in spec.actions
         ]
-        tools += [effect_tool(effect.tool) for effect in spec.effects]
+        tools += [effect_tool(effect.tool, effect.tally) for effect in spec.effects]
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.tool}"
             sub_agent = self._agent(sub, sub_path)

@@ -8,8 +8,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from fakes.effects import read_tally
 from fakes.protected import CALL_FIELD
 from harness.targets.callers import CALLERS
+from scenarios.tree import tally_key
 
 
 @functools.cache
@@ -59,14 +61,24 @@ def action_tool(name: str, label: str, *, hook: bool) -> Any:
 
 
 @functools.cache
-def effect_tool(name: str) -> Any:
-    """The ordinary tool ``name``: a side effect, asks nothing."""
+def effect_tool(name: str, tally: bool = False) -> Any:
+    """The ordinary tool ``name``: a side effect, asks nothing.  A tally one reads its counter
+    from the calling agent's key/value state (``Agent.state``, which the SDK persists with the
+    agent: its session, or an ephemeral sub-agent's stored turn) and writes it back plus one."""
     from strands import ToolContext, tool
 
     async def run(tool_context: ToolContext) -> str:
         caller = CALLERS[tool_context.agent]
+        seen = None
+        if tally:
+            state = tool_context.agent.state
+            seen = read_tally(state, tally_key(name))
+            state.set(tally_key(name), seen + 1)
         return caller.effects[name].run(
-            caller.ledger, agent=caller.path, tool_use_id=tool_context.tool_use["toolUseId"]
+            caller.ledger,
+            agent=caller.path,
+            tool_use_id=tool_context.tool_use["toolUseId"],
+            seen=seen,
         )
 
     # async for the same reason as a protected action's (a deterministic history)

@@ -26,7 +26,7 @@ Where the bug sits:
   it answers.
 * in the shapes only the coverage sample draws (``variants_coverage``): answers to questions
   under confusable ids, a retry after a parked turn, a refused restore of several questions, a
-  retried gated call.
+  retried gated call, a sub-agent's key/value state read back after a restored turn.
 * in module state (``variants_processes``): parked turns kept where a rebuild in the same
   process finds them and a new process does not; only a real restart shows it.
 
@@ -72,6 +72,7 @@ from harness.targets.variants_coverage import (
     GateApprovalStandsTool,
     LooseAnswerLookupTool,
     RefusedRestoreKeepsOneAgent,
+    RestoreDropsStateTool,
     RetryContinuesParkedTool,
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent
@@ -388,6 +389,12 @@ _ALL: Final = (
         "a stored turn that cannot be restored is refused loudly, but of each call's pending "
         "questions only the first stays pending",
         agent_class=RefusedRestoreKeepsOneAgent,
+    ),
+    Variant(
+        "restore-drops-state",
+        "an ephemeral sub-agent's stored turn is restored without its key/value state: what "
+        "its tools wrote before the question is gone after a restart",
+        tool_class=RestoreDropsStateTool,
     ),
     Variant(
         "gate-approval-stands",

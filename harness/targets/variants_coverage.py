@@ -144,3 +144,19 @@ def _earlier_attempt_approved(call: ToolCall) -> bool:
         interrupt.response == APPROVE and interrupt.id.startswith(prefixes)
         for interrupt in call.caller.interrupt_state.interrupts
     )
+
+
+class RestoreDropsStateTool(SubAgentTool):
+    """Restores an ephemeral sub-agent's stored turn without its key/value state (as an adapter
+    that rebuilds the sub-agent from its messages and interrupt state, and takes the rest for
+    its initial configuration, would): the turn resumes, its questions and answers are right,
+    but what its tools wrote to the agent's state before the question is gone.  Only state read
+    back after a restart between the question and its answer shows it; a turn resumed in memory
+    keeps its state.  Differs from the reference in ``_sub_agent_for`` only."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        in_memory = self.parked.get(outer, (None, None))[1]
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if owned and self.live is None and sub_agent is not in_memory:
+            sub_agent.state.state = self.build().state.state
+        return sub_agent

@@ -16,7 +16,11 @@ has it (``scenarios.classes`` recognises each as a class of ``COVERAGE``):
   actions in one model message, or its own and a nested sub-agent's), its stored turn damaged:
   the answer is refused and every one of them stays pending; sometimes repaired and answered;
 * ``retried_gated_scenarios``: the retried-call family's trees with gates on the sub-agents the
-  turns call, and on every retried one: a retried call of a gated sub-agent asks its gate again.
+  turns call, and on every retried one: a retried call of a gated sub-agent asks its gate again;
+* ``state_read_scenarios``: a sub-agent whose tally effect writes its key/value state before
+  its question and reads it back after the resume, mostly with a restart between (the stored
+  turn must carry the state); sometimes called twice (an ephemeral one starts each call anew, a
+  preserve_context one carries its count), sometimes one level further down.
 
 They are drawn within every capability (the coverage sample, ``scenarios.coverage``); a target
 that cannot express one finds those scenarios not applicable.
@@ -269,6 +273,63 @@ def retried_gated_scenarios(draw: Draw, capabilities: Capabilities = None) -> Sc
     return _played(draw, tree, _can(capabilities))
 
 
+@st.composite
+def state_read_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
+    """A sub-agent's tally effect runs before its question and again after it; answered with a
+    restart before the first answer (where the target restarts) and maybe between the others."""
+    can = _can(capabilities)
+    worker: dict[str, Any] = {
+        "name": "s1",
+        "effects": [{"tool": "lookup", "tally": True}],
+        "actions": [{"tool": "act", "label": "s1-act"}],
+    }
+    asking = [{"tool": "act", "id": "t1"}]
+    if draw(drawn.integers(0, 2)) == 0:  # the lookup in the asking turn, before the question
+        worker["turns"] = [
+            [{"tool": "lookup", "id": "t0"}, *asking],
+            [{"tool": "lookup", "id": "t2"}],
+        ]
+    else:
+        worker["turns"] = [
+            [{"tool": "lookup", "id": "t0"}],
+            asking,
+            [{"tool": "lookup", "id": "t2"}],
+        ]
+    if can("multi_question") and draw(drawn.integers(0, 3)) == 0:
+        worker["actions"][0]["questions"] = 2
+    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
+        worker["stateful_provider"] = True
+    if can("sliding_window") and draw(drawn.integers(0, 3)) == 0:
+        worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    twice = draw(drawn.integers(0, 2)) == 0  # called again in the orchestrator's next turn
+    if twice and can("preserve_context") and draw(drawn.BOOLEANS):
+        worker["preserve_context"] = True  # its count carries into the second call
+    called: dict[str, Any] = worker
+    if draw(drawn.integers(0, 3)) == 0:  # one level further down, under a plain sub-agent
+        called = {"name": "s0", "sub_agents": [worker], "turns": [[{"tool": "s1", "id": "n1"}]]}
+    turns = [[{"tool": called["name"], "id": "call-1"}]]
+    if twice:
+        turns.append([{"tool": called["name"], "id": draw(drawn.sampled(("call-2", "call-1")))}])
+    tree: dict[str, Any] = {"name": "orchestrator", "sub_agents": [called], "turns": turns}
+    if draw(drawn.integers(0, 3)) == 0:  # the orchestrator's own tally beside the call
+        tree["effects"] = [{"tool": "lookup", "tally": True}]
+        turns[0].insert(0, {"tool": "lookup", "id": "call-0"})
+    player = Player(tree)
+    restarts = can("restart")
+    player.add(Run(run="p1"))
+    first = True
+    while player.pending and len(player.steps) < 12:
+        if restarts and (first or draw(drawn.BOOLEANS)):
+            player.add(Restart(restart=True))
+        first = False
+        responses = {
+            label: draw(drawn.sampled(("approve", "approve", "approve", "deny")))
+            for label in player.pending
+        }
+        player.add(Answer(answer=responses))
+    return player.scenario()
+
+
 def _has(name: str) -> Any:
     return lambda scenario: name in classes_of(scenario)
 
@@ -281,6 +342,7 @@ def coverage_family(name: str, capabilities: Capabilities = None) -> st.SearchSt
         "retried-parked-call": retried_parked_scenarios,
         "refused-restore-of-several": refused_restore_scenarios,
         "retried-gated-call": retried_gated_scenarios,
+        "state-read-after-resume": state_read_scenarios,
     }
     assert set(strategies) == set(COVERAGE), "a coverage class without a family"
     return strategies[name](capabilities=capabilities).filter(_has(name))
