@@ -119,7 +119,9 @@ def test_a_schema_error_names_every_problem_with_what_an_unknown_key_may_mean(
     path = Path(write(tmp_path, "several.yaml", SEVERAL))
     status = main(["run", str(path)])
     assert status == 2
-    agent_fields = "name, preserve_context, session_store, stateful_provider, window, gate, "
+    agent_fields = (
+        "name, tool_name, preserve_context, session_store, stateful_provider, window, gate, "
+    )
     agent_fields += "retry, state, actions, effects, sub_agents, turns, answer, prompts"
     # the missing `steps` is the misspelt `stpes`: one mistake, said once
     assert problem_lines(capsys.readouterr().err, path) == [
