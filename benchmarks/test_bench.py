@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import throughput
+from benchmarks import restarts, throughput
 from benchmarks.direct import DRIVES, overhead_scenario
 from harness.bench import measure
 from harness.runner import run_scenario
@@ -89,3 +89,22 @@ def test_harness_overhead_on_the_sdk(benchmark: Any, name: str) -> None:
     limit = throughput.limits()["overhead"][name]
     benchmark.extra_info.update(overhead_ratio=round(overhead, 2), overhead_limit=limit)
     assert overhead <= limit["max"], f"{name}: the harness costs {overhead:.2f}x the SDK alone"
+
+
+@pytest.mark.parametrize("name", TARGETS)
+def test_real_restart_cost(benchmark: Any, name: str) -> None:
+    """A restart between every step (restart-anywhere) made real (``--isolation fork``) against
+    the same runs in-process, in this run: CPU seconds per run each way, the forked processes'
+    CPU counted (benchmarks/restarts.py), and the gate on their ratio."""
+    cost = benchmark.pedantic(restarts.restart_cost, args=(name,), rounds=1, iterations=1)
+    limit = throughput.limits()["restart"].get(name)
+    benchmark.extra_info.update(
+        restart_ratio=round(cost.ratio, 2),
+        restart_limit=limit,
+        in_process_cpu_seconds=round(cost.in_process, 4),
+        fork_cpu_seconds=round(cost.fork, 4),
+        fork_children_cpu_seconds=round(cost.fork_children, 4),
+    )
+    assert cost.fork_children > 0  # the segments ran elsewhere, and their CPU was counted
+    if limit is not None:
+        assert cost.ratio <= limit["max"], f"{name}: a real restart costs {cost.ratio:.2f}x"

@@ -10,6 +10,8 @@ and goes does not count:
   conversation).  Used for every target, against ``reports/baselines/throughput.json``.
 * ``overhead``: the harness's time over the same tree driven straight through the SDK
   (``benchmarks/direct.py`` and its ``DRIVES``).
+* ``restart``: a scenario with a restart between every step, with real restarts (``--isolation
+  fork``) over in-process, the forked processes' CPU counted (``benchmarks/restarts.py``).
 
 The limits in the baseline file say where each comes from.
 """
@@ -95,7 +97,14 @@ def limits() -> dict[str, Any]:
 REPORT_TESTS: Final = {
     "units": "test_scenario_runs_per_second",
     "overhead": "test_harness_overhead_on_the_sdk",
+    "restart": "test_real_restart_cost",
 }
+RESTART_FIGURES: Final = (
+    "restart_ratio",
+    "in_process_cpu_seconds",
+    "fork_cpu_seconds",
+    "fork_children_cpu_seconds",
+)
 
 
 def figures(benchmark_json: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -112,6 +121,8 @@ def figures(benchmark_json: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if test == REPORT_TESTS["units"]:
             row["runs_per_cpu_second"] = extra.get("runs_per_cpu_second")
             row["units"] = extra.get("units")
+        elif test == REPORT_TESTS["restart"]:
+            row.update({figure: extra.get(figure) for figure in RESTART_FIGURES})
         else:
             row["overhead"] = extra.get("overhead_ratio")
     return found
@@ -161,7 +172,48 @@ def report(benchmark_json: dict[str, Any], baseline: dict[str, Any]) -> str:
             f"| {_gate(row.get('units'), units_limit)} | {_shown(row.get('overhead'))} "
             f"| {_gate(row.get('overhead'), overhead_limit)} |"
         )
+    lines += _restarts(rows, baseline)
     return "\n".join(lines) + "\n"
+
+
+def _restarts(rows: dict[str, dict[str, Any]], baseline: dict[str, Any]) -> list[str]:
+    """The cost of real restarts per target: CPU seconds per run of the scenario in-process and
+    with ``--isolation fork`` (the forked processes' share beside it), their ratio, its gate and
+    the goal at which real restarts could be check's default."""
+    measured = {name: row for name, row in sorted(rows.items()) if row.get("restart_ratio")}
+    if not measured:
+        return []
+    goal = baseline.get("restart_goal")
+    lines = [
+        "",
+        "## Real restarts",
+        "",
+        "restart-anywhere (a restart before and after every step) and its restart-free "
+        "control, in-process and with real restarts (`--isolation fork`: each stretch between "
+        "restarts in a process forked from a server that imported the SDK once), alternating "
+        "in one run (`benchmarks/restarts.py`). CPU seconds per run; the fork column counts "
+        "the harness's process and every forked process (`resource.getrusage(RUSAGE_CHILDREN)` "
+        "once the server has reaped them and stopped, less what starting the server cost)"
+        + (
+            f"; the goal (≤ {goal['at_most']}) is where real restarts could become check's default."
+            if goal
+            else "."
+        ),
+        "",
+        "| target | in-process CPU s | fork CPU s | of which forked processes | fork / in-process "
+        "| gate | goal |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for name, row in measured.items():
+        ratio = row["restart_ratio"]
+        reached = "-" if not goal else _reached(ratio, goal)
+        lines.append(
+            f"| {name} | {_shown(row.get('in_process_cpu_seconds'))} "
+            f"| {_shown(row.get('fork_cpu_seconds'))} "
+            f"| {_shown(row.get('fork_children_cpu_seconds'))} | {ratio} "
+            f"| {_gate(ratio, baseline.get('restart', {}).get(name))} | {reached} |"
+        )
+    return lines
 
 
 def _against(against: dict[str, Any]) -> list[str]:

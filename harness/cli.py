@@ -32,6 +32,7 @@ from harness.commands import (
     record,
     report,
     repro,
+    restarts,
     run,
     targets,
 )
@@ -69,6 +70,7 @@ COMMANDS = (
     mutate,
     determinism,
     backtest,
+    restarts,
     targets,
 )
 

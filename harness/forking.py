@@ -31,6 +31,7 @@ import atexit
 import contextlib
 import gc
 import os
+import resource
 import select
 import signal
 import socket
@@ -234,6 +235,9 @@ class ForkServer:
     def __init__(self, name: str) -> None:
         self.name = name
         self.forks = 0  # the segments started so far
+        # the server's CPU seconds (its own and its warm-up child's) when it said READY: what
+        # starting it cost, told apart from what serving segments costs (``children_cpu``)
+        self.startup_cpu = 0.0
         self.directory = tempfile.TemporaryDirectory(prefix="nested-interrupt-forks-")
         self.address = str(Path(self.directory.name) / "server")
         # what the server and its children write to stderr (an SDK's last-resort log lines): a
@@ -249,7 +253,10 @@ class ForkServer:
             env={**os.environ, "PYTHONPATH": path},
         )
         assert self.process.stdout is not None
-        if self.process.stdout.readline().strip() != READY:
+        said = self.process.stdout.readline().split()
+        if said[:1] == [READY] and len(said) == 2:
+            self.startup_cpu = float(said[1])
+        else:
             self.process.wait()
             self._errors.seek(0)
             text = self._errors.read().decode(errors="replace")
@@ -268,6 +275,9 @@ class ForkServer:
         return Connection(connection.detach())
 
     def stop(self) -> None:
+        """End the server, which first reaps every child it forked: once this returns, the CPU
+        of the server and of every segment's process is in this process's
+        ``resource.getrusage(RUSAGE_CHILDREN)`` (``children_cpu``)."""
         if self.process.poll() is None:
             assert self.process.stdin is not None
             self.process.stdin.close()
@@ -298,6 +308,27 @@ def server(name: str) -> ForkServer:
     return found
 
 
+def stop_server(name: str) -> None:
+    """Stop this process's fork server of ``name``, if it has one (the next ``server(name)``
+    starts another)."""
+    running = _SERVERS.pop(name, None) if os.getpid() == _SERVERS_OF else None
+    if running is not None:
+        running.stop()
+
+
+def children_cpu() -> float:
+    """CPU seconds (user and system) of every process this one started and has waited for,
+    their own waited-for children included: a stopped fork server, its segments with it."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this process and of the children it has waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime + children_cpu()
+
+
 @atexit.register
 def stop_servers() -> None:
     if os.getpid() == _SERVERS_OF:
@@ -316,7 +347,9 @@ def serve(name: str, address: str) -> int:
     The spare child is forked while the harness is still busy with the segment before, so a
     restart waits for neither the fork nor the child's first scheduling; it tells the server
     when it has taken a segment (a byte on a pipe), and the server forks the next spare.  The
-    server reaps its children itself, so their CPU time is counted with its own."""
+    server reaps its children itself, so their CPU time is counted with its own; before it
+    exits it ends and reaps those still running, so none of it is lost.  READY carries the CPU
+    seconds the server has used so far (``ForkServer.startup_cpu``)."""
     import fakes.corruption  # noqa: F401 - what every child uses, imported once, here
     import harness.runner  # noqa: F401
     from harness.targets import registry
@@ -332,14 +365,16 @@ def serve(name: str, address: str) -> int:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(address)
     listener.listen(64)
-    print(READY, flush=True)
+    print(READY, f"{_own_cpu():.6f}", flush=True)
     quiet = os.open(os.devnull, os.O_WRONLY)
     os.dup2(quiet, sys.stdout.fileno())  # nobody reads it any more: it must never fill up
     os.close(quiet)
     stdin = sys.stdin.fileno()
     taken, took = os.pipe()
+    forked: set[int] = set()  # the children not reaped yet
     while True:
         spare = os.fork()
+        forked.add(spare)
         if spare == 0:  # the spare: the next segment's process
             os.close(taken)
             accepted, _ = listener.accept()
@@ -349,10 +384,9 @@ def serve(name: str, address: str) -> int:
             os._exit(_child(target, Connection(accepted.detach())))
         while True:
             readable, _, _ = select.select([taken, stdin], [], [])
-            _reap()
+            forked -= _reap()
             if stdin in readable and not os.read(stdin, 1024):
-                os.kill(spare, signal.SIGKILL)  # the harness is gone: no segment will come
-                os.waitpid(spare, 0)
+                _end_all(forked)  # the harness is done: no segment will come
                 return 0
             if taken in readable and os.read(taken, 1):
                 break  # the spare took a segment: fork the next
@@ -407,15 +441,28 @@ def _warm_up(target: Target, directory: Path, names: Path) -> int:
     return 0
 
 
-def _reap() -> None:
+def _reap() -> set[int]:
     """Collect the children that have ended (a segment's, once the harness let it go)."""
+    reaped: set[int] = set()
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return reaped
         if pid == 0:
-            return
+            return reaped
+        reaped.add(pid)
+
+
+def _end_all(children: set[int]) -> None:
+    """End and reap every child still running (the spare, and a segment whose session the
+    harness never closed), so their CPU is counted with the server's."""
+    for pid in children:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in children:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
 
 
 def _child(target: Target, parent: Connection) -> int:

@@ -117,6 +117,19 @@ def test_the_reference_is_deterministic_under_contention(tmp_path: Path) -> None
     ).exists()  # the first run's reports, where check puts them
 
 
+def test_real_restarts_are_deterministic_under_contention(tmp_path: Path) -> None:
+    """Under --isolation fork every stretch between restarts runs in a process forked for it:
+    which process runs a segment, and when, must change no byte of a report or a history."""
+    regression = Path("scenarios/regressions/nested-approval-survives-a-new-process.yaml")
+    arguments = ["determinism", "--target", "reference", "--isolation", "fork"]
+    code = main([*arguments, "--scenarios", str(regression), "--reports", str(tmp_path)])
+    assert code == 0
+    assert (tmp_path / "determinism.md").read_text().count("| 1 | 2 | yes | 0 | none | 0 |") == 1
+    assert "--isolation=fork" in (tmp_path / "determinism.json").read_text()
+    first, second = tmp_path / DIGESTS, tmp_path / "determinism" / "run-1" / DIGESTS
+    assert first.read_bytes() == second.read_bytes()
+
+
 def test_runs_take_their_seeds_from_the_first_seed_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,3 +99,25 @@ def test_main_writes_the_report_and_refuses_what_it_cannot_read(
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith(f"{source}: cannot read pytest-benchmark's JSON")
     assert not (tmp_path / "other.md").exists()
+
+
+def test_the_cost_of_real_restarts_is_reported_per_target_with_its_gate_and_goal() -> None:
+    restart = throughput.REPORT_TESTS["restart"]
+    figures = dict(in_process_cpu_seconds=0.38, fork_cpu_seconds=1.07)
+    document = {
+        "benchmarks": [
+            measured(
+                "strands", restart, restart_ratio=2.83, fork_children_cpu_seconds=1.01, **figures
+            ),
+            measured("reference", restart, restart_ratio=7.8, fork_children_cpu_seconds=0.25),
+        ]
+    }
+    baseline = BASELINE | {
+        "restart": {"strands": {"max": 2.5}, "reference": {"max": 15}},
+        "restart_goal": {"at_most": 1.5},
+    }
+    assert throughput.figures(document)["strands"]["restart_ratio"] == 2.83
+    text = throughput.report(document, baseline)
+    assert "| strands | 0.38 | 1.07 | 1.01 | 2.83 | ≤ 2.5: FAILS | not reached |" in text
+    assert "| reference | - | - | 0.25 | 7.8 | ≤ 15: passes | not reached |" in text
+    assert "## Real restarts" not in throughput.report(benchmark_json(523, 1.2), BASELINE)

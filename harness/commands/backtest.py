@@ -2,7 +2,10 @@
 
 For each bug of the catalogue (``scenarios/upstream/``, :mod:`harness.upstream`) its regression
 file runs on its last affected release and on its first fixed one, each in an environment of its
-own (:mod:`harness.releases`), and is judged by the bug's own invariants: caught when it is red
+own (:mod:`harness.releases`), with real restarts (``--isolation fork``: each stretch between
+restarts in a process of its own, so a bug that lives in an SDK's module state, as
+openai-agents #2487 does, is not certified away by a restart that keeps that state), and is
+judged by the bug's own invariants: caught when it is red
 on the affected release (a violation of one of them) and green for them on the fixed one (an
 open bug has no fixed release: red on the newest is caught).  The runs are the tasks of the
 execution seam, so ``--workers`` and ``--scheduler`` spread them; each result depends on its task
@@ -32,6 +35,7 @@ from harness.upstream import ROOT, Bug, CatalogueError, catalogue, tracker_url
 Role = Literal["affected", "fixed"]
 Verdict = Literal["red", "green", "unavailable"]
 CARRIER: Final = "reference"  # the target a task travels with: every worker has it
+ISOLATION: Final = "fork"  # a restart is a new process, as production's is (harness.forking)
 
 
 def add_parser(commands: Commands) -> None:
@@ -103,9 +107,8 @@ def run_release(carrier: Target, task: ReleaseTask) -> ReleaseRun:
     except ReleaseUnavailable as problem:
         return ReleaseRun(task.bug, task.release, task.role, "unavailable", (), str(problem))
     ran = (EXIT_HOLDS, EXIT_VIOLATIONS)  # the exit codes of a run that printed its history
-    done = run_in(
-        folder, ["run", task.scenario, "--target", task.target, "--json"], Path(task.checkout)
-    )
+    command = ["run", task.scenario, "--target", task.target, "--isolation", ISOLATION, "--json"]
+    done = run_in(folder, command, Path(task.checkout))
     try:
         document = json.loads(done.stdout) if done.returncode in ran else None
     except ValueError:  # a run that died before it printed its history
@@ -241,7 +244,8 @@ def backtest_markdown(document: Any) -> str:
         f"upstream bugs ({document['gaps']} of them gaps the harness cannot express yet). A bug "
         "is caught when its regression file is red on its last affected release by the bug's "
         "own invariants and green for them on its first fixed one (an open bug: red on the "
-        "newest release). Written by `python -m harness backtest` from scenarios/upstream/ "
+        "newest release). Every run has real restarts (`--isolation fork`: a new process at "
+        "each restart). Written by `python -m harness backtest` from scenarios/upstream/ "
         "(docs/backtest.md).",
         "",
         "| bug | tracker | target | invariants | last affected | first fixed | caught |",

@@ -20,6 +20,7 @@ from harness.commands.options import (
     add_command,
     count,
     findings_option,
+    isolation_option,
     positive,
     reports_option,
 )
@@ -50,6 +51,7 @@ def add_parser(commands: Commands) -> None:
         "--scenarios", action="append", metavar="PATH", help="as for check (repeatable)"
     )
     repeated.add_argument("--profile", choices=PROFILES, help="as for check")
+    isolation_option(repeated)
     findings_option(repeated, "as for check")
     repeated.add_argument(
         "--repeats",
@@ -84,6 +86,7 @@ def run(arguments: argparse.Namespace) -> int:
         *(f"--scenarios={path}" for path in arguments.scenarios or []),
         *([f"--profile={arguments.profile}"] if arguments.profile else []),
         *(f"--findings={path}" for path in arguments.findings or []),
+        *([f"--isolation={arguments.isolation}"] if arguments.isolation != "in-process" else []),
     ]
     if arguments.repeats < 1:
         raise BadInput("--repeats: expected at least 1 run under contention")
