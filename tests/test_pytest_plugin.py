@@ -203,7 +203,7 @@ def test_a_recorded_finding_that_no_longer_shows_fails_the_item(pytester: pytest
     )
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
-        ["*recorded finding no longer shows: I2 at a answer step, seen ^deploy-b ran 0 times$*"]
+        ["*recorded finding no longer shows: I2 at an answer step, seen ^deploy-b ran 0 times$*"]
     )
 
 

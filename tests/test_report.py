@@ -132,14 +132,14 @@ def test_a_witness_that_no_longer_shows_is_listed_with_its_pattern() -> None:
             "expected": [],
             "new": [],
             "disappeared": [
-                {"scenario": "s", "invariant": "I2", "witness": "I2 at a answer step, seen ^x$"},
+                {"scenario": "s", "invariant": "I2", "witness": "I2 at an answer step, seen ^x$"},
                 {"class": "c", "invariant": "I3", "witness": "I3 at a run step, seen ^y$"},
             ],
             "stale": [],
         }
     }
     text = markdown(document)
-    assert "- `s`: **I2** (I2 at a answer step, seen ^x$) not seen" in text
+    assert "- `s`: **I2** (I2 at an answer step, seen ^x$) not seen" in text
     assert (
         "- class `c`: **I3** (I3 at a run step, seen ^y$) covers nothing in the generated" in text
     )

@@ -81,7 +81,7 @@ def synthetic(targets: int, scenarios: int, new_per_target: int) -> dict[str, An
                 {
                     "scenario": "twin-calls",
                     "invariant": "I2",
-                    "witness": "I2 at a answer step, seen ^send-mail ran 0 times$",
+                    "witness": "I2 at an answer step, seen ^send-mail ran 0 times$",
                     "explanation": "the second call is turned away",
                 }
             ]
@@ -130,7 +130,7 @@ def test_the_summary_of_a_huge_run_fits_a_comment_and_names_every_target_and_new
     assert len(found) == 40
     for column, invariant, scenario in found:
         assert f"- {column}: **{invariant}** `{scenario}` step 2: expected " in text
-    assert "- sdk-000 1.0.0: `twin-calls`: **I2** (I2 at a answer step" in text
+    assert "- sdk-000 1.0.0: `twin-calls`: **I2** (I2 at an answer step" in text
     assert "generated-sdk-02999" not in text  # the covered scenarios stay in the full report
     assert "| sdk-000 1.0.0 | **fails** | I2 | 2 | 1 | 0 | 0 | 3000 |" in text
     assert "| sdk-001 1.1.0 | passes | — | 0 | 0 | 0 | 0 | 3000 |" in text

@@ -123,7 +123,7 @@ class Witness(BaseModel):
 
     def describe(self) -> str:
         parts = [
-            f"{self.invariant} at a {self.step} step"
+            f"{self.invariant} at {'an' if self.step[0] in 'aeiou' else 'a'} {self.step} step"
             if self.step != "none"
             else f"{self.invariant} run-wide"
         ]
