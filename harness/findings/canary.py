@@ -38,7 +38,7 @@ from harness.findings.verdict import Observed, judge_findings
 BROAD: Final = r"^\S.*$"
 
 # What the SDKs log and tell their models, in the shapes the shipped findings' anchors name
-# (strands, openai-agents, LangGraph, the scripted provider): the logging variants' records.
+# (strands, openai-agents, LangGraph, ADK, the scripted provider): the logging variants' records.
 SDK_LIKE_ERRORS: Final = (
     "tool_name=<mailer>, tool_use_id=<call-1> | cannot resume: the interrupted sub-agent turn "
     "is not available",
@@ -65,14 +65,27 @@ SDK_LIKE_ERRORS: Final = (
     "ModelBehaviorError: Model reused a tool call ID for a different invocation. Use a unique "
     "call ID for each tool invocation.",
     "no pending approval matches the answer",
+    "UserError: Cannot apply approval because multiple current pending approvals contain the "
+    "same tool invocation identity, or because it belongs to both the current run and a nested "
+    "agent-tool run. Use unique call IDs.",
+    "UserError: Cannot apply approval because multiple nested agent-tool runs contain the same "
+    "tool invocation identity. Use unique call IDs within nested runs.",
+    "UserError: Cannot apply approval because the same tool invocation identity belongs to both "
+    "the current run and a nested agent-tool run. Use distinct call IDs.",
+    "no interrupted run to answer",
 )
 SDK_LIKE_WARNINGS: Final = (
     "tool_name=<mailer>, tool_use_id=<call-2> | agent is already processing a request",
     "Ignoring unknown node name mailer in pending sends",
+    "Agent 'mailer' paused with unresolved long-running tool call(s) ['adk-<uuid>'], which "
+    "AgentTool cannot resume because its nested session is discarded. Configure the agent under "
+    "sub_agents (e.g. with mode='single_turn' for LlmAgent) if it needs to pause and resume.",
 )
 SDK_LIKE_RESULTS: Final = (
     "orchestrator: Error: mailer is not a valid tool, try one of [approver].",
     "orchestrator: Agent error: 'interrupt_id=<v1:agent_as_tool:call-1:q> | no interrupt found'",
+    "orchestrator: send-mail: done",
+    'orchestrator: {"result": null}',
 )
 
 
