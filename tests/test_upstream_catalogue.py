@@ -97,3 +97,12 @@ def test_the_backtest_page_names_every_gap_among_what_the_harness_cannot_see_yet
     named = {bug.id for bug in BUGS if f"`{bug.id}`" in section}
     gaps = {bug.id for bug in BUGS if bug.gap is not None}
     assert gaps <= named, f"gaps docs/backtest.md does not name: {sorted(gaps - named)}"
+
+
+def test_the_readme_names_exactly_the_gaps_among_what_it_cannot_see_yet() -> None:
+    """The front page's short list: every gap, and no bug the backtest can run (a bug that
+    stops being a gap leaves it)."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## What it cannot see yet", 1)[1].split("\n## ", 1)[0]
+    named = {bug.id for bug in BUGS if f"`{bug.id}`" in section}
+    assert named == {bug.id for bug in BUGS if bug.gap is not None}
