@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -366,26 +366,29 @@ class FindingsFile(BaseModel):
             and not any(True for _ in self._witness_specifiers())
         ):
             return self
-        findings = tuple(
-            entry.model_copy(update={"releases": None, "witnesses": mine})
-            for entry in self.findings
-            if admits(entry.releases, version)
-            for mine in [_admitted(entry.witnesses, version)]
-            if mine
-        )
-        classes = tuple(
-            found.model_copy(update={"releases": None, "witnesses": mine})
-            for found in self.classes
-            if admits(found.releases, version)
-            for mine in [_admitted(found.witnesses, version)]
-            if mine
-        )
+        findings = _items_as_of(self.findings, version)
+        classes = _items_as_of(self.classes, version)
         return self.model_copy(
             update={"version": version, "through": None, "findings": findings, "classes": classes}
         )
 
     def entry(self, scenario: str) -> FindingEntry | None:
         return next((entry for entry in self.findings if entry.scenario == scenario), None)
+
+
+_Item = TypeVar("_Item", "FindingEntry", "FindingClass")
+
+
+def _items_as_of(items: Sequence[_Item], version: str) -> tuple[_Item, ...]:
+    """The findings or classes whose ``releases`` admit ``version``, each with only the
+    witnesses that do (an item left with none is dropped), as items of that release alone."""
+    return tuple(
+        item.model_copy(update={"releases": None, "witnesses": mine})
+        for item in items
+        if admits(item.releases, version)
+        for mine in [_admitted(item.witnesses, version)]
+        if mine
+    )
 
 
 def _admitted(witnesses: Sequence[Witness], version: str) -> tuple[Witness, ...]:
