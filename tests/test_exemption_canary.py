@@ -44,6 +44,8 @@ from harness.findings.canary import (
     BROAD,
     SDK_LIKE_ERRORS,
     SDK_LIKE_RESULTS,
+    SDK_LIKE_SHOWN,
+    SDK_LIKE_STORED,
     SDK_LIKE_WARNINGS,
     VariantRun,
     logging,
@@ -210,6 +212,8 @@ def test_the_logging_variants_say_what_every_shipped_anchor_names() -> None:
         "error": SDK_LIKE_ERRORS,
         "result": SDK_LIKE_RESULTS,
         "warning": SDK_LIKE_WARNINGS,
+        "stored": SDK_LIKE_STORED,
+        "shown": SDK_LIKE_SHOWN,
     }
     unmatched = sorted(
         {
@@ -238,3 +242,5 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
     assert logged.violations == history_less.violations
     assert logged.steps[0].errors[0] == "own error"
     assert set(SDK_LIKE_WARNINGS) <= set(logged.steps[0].warnings)
+    assert set(SDK_LIKE_STORED) <= set(logged.steps[0].stored)
+    assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)

@@ -28,6 +28,7 @@ from harness.findings import (
 from harness.findings.document import Evidence
 from harness.findings.loading import FINDINGS as FINDINGS_FOLDER
 from harness.findings.recording import _folded
+from harness.findings.verdict import shown_so_far, stored_turns
 from harness.history import History, StepRecord
 from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
 
@@ -400,13 +401,22 @@ def test_a_steps_evidence_is_its_own_not_another_steps_nor_the_controls() -> Non
         control,
     )
 
+    nothing = ("nothing",)  # no question shown so far (the control's are not the run's)
     assert step_evidence(history) == (
-        Evidence("corrupt"),  # notes are not errors
+        Evidence("corrupt", shown=nothing),  # notes are not errors
         # a request the provider refused is an error even where the framework swallowed it
         Evidence(
-            "answer", ("ContinuationError: damaged", "orchestrator/worker: first request ...")
+            "answer",
+            ("ContinuationError: damaged", "orchestrator/worker: first request ..."),
+            shown=nothing,
         ),
-        Evidence("answer", (), ("orchestrator: done", "orchestrator: busy"), ("first", "second")),
+        Evidence(
+            "answer",
+            (),
+            ("orchestrator: done", "orchestrator: busy"),
+            ("first", "second"),
+            shown=nothing,
+        ),
     )
 
 
@@ -430,6 +440,104 @@ def test_an_anchor_names_what_was_recorded_at_the_violations_step_or_where_it_sa
         (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True, at=at
     )
     assert judge_findings(document, [generated]).passes is excused
+
+
+BY_STORE = CLASS.replace(
+    "        error: '^UserError: the same tool invocation identity .*$'\n",
+    "        stored: '^nothing$'\n        anchored_at: restart\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("stored", "excused"),
+    [
+        (("nothing",), True),  # the store held no sub-agent turn at the restart
+        (("mailer",), False),  # it held the turn: a loss of it is another bug
+        ((), False),  # the target did not say what it stored
+    ],
+)
+def test_a_stored_anchor_names_what_the_store_held_where_the_witness_says(
+    tmp_path: Path, stored: tuple[str, ...], excused: bool
+) -> None:
+    document = document_of(tmp_path, RECORDED + BY_STORE)
+    steps = [Evidence(kind, stored=("mailer",)) for kind in KINDS]
+    steps[1] = Evidence("restart", stored=stored)
+    generated = Observed(
+        "generated-007",
+        DIGEST,
+        frozenset({"twin-calls"}),
+        ((OTHER_ACTION, "answer"),),
+        tuple(steps),
+        True,
+    )
+    assert judge_findings(document, [generated]).passes is excused
+
+
+def test_a_steps_stored_turns_are_their_owners_or_nothing() -> None:
+    def stored(value: dict[str, object] | None) -> tuple[str, ...]:
+        return stored_turns(StepRecord(0, "restart", {}, {}, {}, [], [], [], [], value))
+
+    owners = [{"owner": "billing", "size": 9}, {"owner": "shipping", "size": 7}]
+    assert stored({"continuations": owners, "record_bytes": 99}) == ("billing, shipping",)
+    assert stored({"continuations": [], "record_bytes": 48}) == ("nothing",)
+    assert stored(None) == ()
+
+
+SHARED_ID = "^.*''([^'']+)''.*''\\1''.*$"  # two questions shown under one id (YAML-quoted)
+BY_SHOWN = CLASS.replace(
+    "        error: '^UserError: the same tool invocation identity .*$'\n",
+    f"        shown: '{SHARED_ID}'\n        anchored_at: run\n",
+)
+
+
+@pytest.mark.parametrize(
+    ("shown", "excused"),
+    [
+        ("deploy-a as 'v1:t-1', deploy-b as 'v1:t-1'", True),
+        ("deploy-a as 'v1:t-1', deploy-b as 'v1:t-2'", False),  # shown apart: another bug
+        ("nothing", False),
+    ],
+)
+def test_a_shown_anchor_names_the_questions_as_the_target_showed_them(
+    tmp_path: Path, shown: str, excused: bool
+) -> None:
+    document = document_of(tmp_path, RECORDED + BY_SHOWN)
+    steps = [Evidence(kind) for kind in KINDS]
+    steps[0] = Evidence("run", shown=(shown,))
+    generated = Observed(
+        "generated-007",
+        DIGEST,
+        frozenset({"twin-calls"}),
+        ((OTHER_ACTION, "answer"),),
+        tuple(steps),
+        True,
+    )
+    assert judge_findings(document, [generated]).passes is excused
+
+
+def test_the_questions_shown_so_far_are_each_question_once_and_twins_at_once_twice() -> None:
+    def shown(*pending: list[dict[str, str]] | None) -> list[str]:
+        steps = tuple(
+            StepRecord(i, "run", {}, {}, {"pending": each}, [], [], [], [], None)
+            for i, each in enumerate(pending)
+        )
+        return [text for (text,) in shown_so_far(History("x", {}, {}, steps))]
+
+    a1 = {"label": "deploy-a", "id": "v1:t-1"}
+    b1 = {"label": "deploy-b", "id": "v1:t-1"}
+    b2 = {"label": "deploy-b", "id": "v1:t-2"}
+    # pending again at a later step: shown once; a restart shows none and forgets nothing
+    assert shown([a1], [a1], None, []) == [
+        "deploy-a as 'v1:t-1'",
+        "deploy-a as 'v1:t-1'",
+        "deploy-a as 'v1:t-1'",
+        "deploy-a as 'v1:t-1'",
+    ]
+    # a later question under an earlier one's id, and twins shown at once under one id
+    assert shown([a1], [b1])[-1] == "deploy-a as 'v1:t-1', deploy-b as 'v1:t-1'"
+    assert shown([b1, b1])[-1] == "deploy-b as 'v1:t-1', deploy-b as 'v1:t-1'"
+    assert shown([a1], [b2])[-1] == "deploy-a as 'v1:t-1', deploy-b as 'v1:t-2'"
+    assert shown([], None) == ["nothing", "nothing"]
 
 
 def test_anchored_at_without_an_anchor_is_refused(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ The format::
             error: '^.*already processing a request.*$'  # optional: a recorded error of the run
             result: '^orchestrator: Agent .+$'     # optional: a result its models were told
             warning: '^.*already processing.*$'    # optional: what the SDK logged at WARNING
+            stored: '^nothing$'     # optional: whose sub-agent turns the store held
+            shown: '^deploy-a as .+$'  # optional: the questions shown at the root so far
             anchored_at: answer     # optional: the anchors were recorded at a step of this kind
                                     # in the run (default: at the violation's own step)
             sometimes: true         # optional: a race in the SDK shows it in some runs only
@@ -46,12 +48,15 @@ matches in full: ``expected`` and ``seen`` the violation's own sentences; ``erro
 recorded at the violation's own step (its ``observed["error"]`` or ``["more_errors"]``, or a
 model request the provider refused during it, as "agent: refusal"; notes are not errors),
 ``result`` some tool result a model request of that step carried, as "agent: result",
-``warning`` something the SDK logged at WARNING during that step; all three at one step, of this
+``warning`` something the SDK logged at WARNING during that step, ``stored`` whose sub-agent
+turns the store held when it ended (``nothing``, or the owners), ``shown`` the questions shown
+at the root from the run's start to its end (``label as 'id'`` each); all at one step, of this
 run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
 kind it names in the run.
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
-``result`` or a ``warning`` only narrows), and none may match any text (``^.*$``).
+``result``, ``warning``, ``stored`` or ``shown`` only narrows), and none may match any text
+(``^.*$``).
 
 A regression finding applies only to the scenario of its name *and* digest.  A class applies only
 to generated scenarios (and only to those with its ``scenario_classes``), and only when generated

@@ -16,13 +16,13 @@ each release it names) on the variants' runs, recorded once (``tests/test_exempt
   broadening, and a broadened copy would pass the canary as well as the shipped one.
 
 No variant of the reference logs what an SDK logs, so an anchored witness (``error``, ``result``,
-``warning``) could never be challenged: its anchor alone keeps every variant out.  The *logging*
-variants (``logging``) are the known-bad variants' runs as a variant that logs SDK-like errors and
-warnings at every step would record them (logging changes nothing of what it does): the same
-violations, each step's evidence with ``SDK_LIKE`` added.  They challenge the sentence patterns of
-anchored witnesses; they are not asked the first question (a variant that says what the SDK says
-at the step where it goes wrong as the SDK does is, to a witness, that bug).
-"""
+``warning``, ``stored``) could never be challenged: its anchor alone keeps every variant out. The
+*logging* variants (``logging``) are the known-bad variants' runs as a variant that logs SDK-like
+errors and warnings at every step would record them (logging changes nothing of what it does): the
+same violations, each step's evidence with ``SDK_LIKE`` added (an SDK-like store too: one that
+holds no sub-agent turn). They challenge the sentence patterns of anchored witnesses; they are not
+asked the first question (a variant that says what the SDK says at the step where it goes wrong as
+the SDK does is, to a witness, that bug)."""
 
 from __future__ import annotations
 
@@ -81,6 +81,10 @@ SDK_LIKE_WARNINGS: Final = (
     "AgentTool cannot resume because its nested session is discarded. Configure the agent under "
     "sub_agents (e.g. with mode='single_turn' for LlmAgent) if it needs to pause and resume.",
 )
+# What an SDK that stores no sub-agent turn shows its store holding (strands before 1.59).
+SDK_LIKE_STORED: Final = ("nothing",)
+# Questions shown under one id, as strands before 1.59 shows two agents' under one toolUseId.
+SDK_LIKE_SHOWN: Final = ("deploy-a as 'v1:tool_call:call-1', deploy-b as 'v1:tool_call:call-1'",)
 SDK_LIKE_RESULTS: Final = (
     "orchestrator: Error: mailer is not a valid tool, try one of [approver].",
     "orchestrator: Agent error: 'interrupt_id=<v1:agent_as_tool:call-1:q> | no interrupt found'",
@@ -98,6 +102,8 @@ def logging(run: Observed) -> Observed:
             step.errors + SDK_LIKE_ERRORS,
             step.results + SDK_LIKE_RESULTS,
             step.warnings + SDK_LIKE_WARNINGS,
+            step.stored + SDK_LIKE_STORED,
+            step.shown + SDK_LIKE_SHOWN,
         )
         for step in run.steps
     )
@@ -190,6 +196,7 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
         if not witness.anchored:
             return None
         update: dict[str, Any] = {"error": None, "result": None, "warning": None}
+        update |= {"stored": None, "shown": None}
         update["anchored_at"] = None
         if witness.expected is None and witness.seen is None:
             update["seen"] = BROAD  # an error alone: nothing would be left to name

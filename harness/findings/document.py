@@ -35,13 +35,18 @@ DRAFTS = "drafts"  # validation context key: placeholders allowed (``record`` re
 @dataclass(frozen=True)
 class Evidence:
     """What one step of a run recorded besides its violations, for a witness's patterns to name:
-    its errors (``error``), the tool results its model requests carried (``result``) and what
-    the SDK logged at WARNING (``warning``).  ``kind`` is the step's kind."""
+    its errors (``error``), the tool results its model requests carried (``result``), what
+    the SDK logged at WARNING (``warning``) and whose sub-agent turns the target's store held
+    when the step ended (``stored``: one text, the owners in order or ``nothing``; none where the
+    target does not say) and the questions pending at the root then, as shown (``shown``: one
+    text, ``label as 'id'`` each, or ``nothing``).  ``kind`` is the step's kind."""
 
     kind: str = "none"
     errors: tuple[str, ...] = ()
     results: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    stored: tuple[str, ...] = ()
+    shown: tuple[str, ...] = ()
 
 
 def evidence_for(
@@ -74,11 +79,13 @@ class Witness(BaseModel):
     error: str | None = None
     result: str | None = None
     warning: str | None = None
-    anchored_at: StepKind | None = None  # where the error/result/warning was recorded
+    stored: str | None = None  # whose sub-agent turns the store held (Evidence.stored)
+    shown: str | None = None  # the questions pending at the root, as shown (Evidence.shown)
+    anchored_at: StepKind | None = None  # where the error/result/warning/stored was recorded
     sometimes: bool = False
     releases: str | None = None  # the releases it applies to (harness.findings.releases)
 
-    @field_validator("expected", "seen", "error", "result", "warning")
+    @field_validator("expected", "seen", "error", "result", "warning", "stored", "shown")
     @classmethod
     def _anchored(cls, value: str | None) -> str | None:
         return None if value is None else anchored(value)
@@ -93,13 +100,18 @@ class Witness(BaseModel):
         if self.expected is None and self.seen is None and self.error is None:
             raise ValueError("a witness needs a pattern: expected, seen or error")
         if self.anchored_at is not None and not self.anchored:
-            raise ValueError("anchored_at names where an error, result or warning was recorded")
+            raise ValueError(
+                "anchored_at names where an error, result, warning, stored or shown was recorded"
+            )
         return self
 
     @property
     def anchored(self) -> bool:
         """Whether it names evidence besides the violation's sentences."""
-        return any(value is not None for value in (self.error, self.result, self.warning))
+        return any(
+            value is not None
+            for value in (self.error, self.result, self.warning, self.stored, self.shown)
+        )
 
     def matches(self, violation: Violation, kind: str, steps: Sequence[Evidence]) -> bool:
         """Whether this witness names ``violation`` (at a step of ``kind``, in a run whose
@@ -118,6 +130,8 @@ class Witness(BaseModel):
             _some(self.error, evidence.errors)
             and _some(self.result, evidence.results)
             and _some(self.warning, evidence.warnings)
+            and _some(self.stored, evidence.stored)
+            and _some(self.shown, evidence.shown)
             for evidence in evidence_for(steps, violation.step, self.anchored_at)
         )
 
@@ -135,6 +149,8 @@ class Witness(BaseModel):
                 ("error", self.error),
                 ("result", self.result),
                 ("warning", self.warning),
+                ("stored", self.stored),
+                ("shown", self.shown),
                 ("recorded at a", self.anchored_at and f"{self.anchored_at} step"),
             )
             if value is not None

@@ -275,10 +275,12 @@ def _excuse(
 def step_evidence(history: History) -> tuple[Evidence, ...]:
     """What each step of the run recorded, for a witness's anchors: its error
     (``observed["error"]``) and each model request the scripted provider refused during it, as
-    "agent: refusal" (recorded even when the framework swallowed the failure); the tool results
-    its model requests carried, as "agent: result"; what the SDK logged at WARNING
-    (``observed["warnings"]``).  Notes, which every corruption leaves, are not errors, and the
-    restart-free control's steps are not the run's."""
+    "agent: refusal" (recorded even when the framework swallowed the failure); the tool results its
+    model requests carried, as "agent: result"; what the SDK logged at WARNING
+    (``observed["warnings"]``); whose sub-agent turns the store held (``stored_turns``); the
+    questions shown so far (``shown_so_far``).  Notes,
+    which every corruption leaves, are not errors, and the restart-free control's steps are not the
+    run's."""
     return tuple(
         Evidence(
             step.kind,
@@ -289,9 +291,41 @@ def step_evidence(history: History) -> tuple[Evidence, ...]:
                 for result in (request.get("results") or {}).values()
             ),
             warnings=tuple(str(warning) for warning in step.observed.get("warnings", ())),
+            stored=stored_turns(step),
+            shown=shown,
         )
-        for step in history.steps
+        for step, shown in zip(history.steps, shown_so_far(history), strict=True)
     )
+
+
+def stored_turns(step: StepRecord) -> tuple[str, ...]:
+    """Whose sub-agent turns the target's store held when ``step`` ended, as one text: the
+    owners in the order the target lists them, or ``nothing``; no text where the target does not
+    say what it stored.  A bug that loses a turn at a restart because nothing was stored shows
+    ``nothing`` here; one that stored the turn and lost it otherwise does not."""
+    if step.stored is None or "continuations" not in step.stored:
+        return ()
+    owners = [str(entry.get("owner")) for entry in step.stored["continuations"]]
+    return (", ".join(owners) if owners else "nothing",)
+
+
+def shown_so_far(history: History) -> tuple[tuple[str, ...], ...]:
+    """Per step, the questions shown at the root from the run's start to that step's end, as one
+    text: ``label as 'id'`` each, in the order first shown (a question shown again under the same
+    id at a later step is not repeated; two shown at once under one id both are), or
+    ``nothing``.  Two questions shown under one id, at once or one after the other, are a cause
+    the SDK logs nothing for, which a pattern with a backreference names."""
+    seen: list[str] = []
+    found = []
+    for step in history.steps:
+        now = [
+            f"{question.get('label')} as '{question.get('id')}'"
+            for question in step.observed.get("pending") or ()
+        ]
+        for item in dict.fromkeys(now):  # each as often as it was ever shown at once
+            seen += [item] * (now.count(item) - seen.count(item))
+        found.append((", ".join(seen) if seen else "nothing",))
+    return tuple(found)
 
 
 def recorded_errors(step: StepRecord) -> tuple[str, ...]:
