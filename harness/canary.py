@@ -146,14 +146,21 @@ def render(measured: Measured) -> str:
         "logging one, challenges. `python -m harness.canary` writes it (docs/findings.md, "
         '"The exemption canary").',
         "",
-        "| findings file | variant runs excused whole | broadenings unchallenged |",
-        "|---|---|---|",
+        "A run is marked *the same bug* where, for every class that excused it, the variant "
+        "fails on one of the class's own demonstrations (`shown_by`) only as the SDK's recorded "
+        "finding there says, the class's bug among it: there the class excuses the bug it "
+        "records, and no witness could tell the variant from the SDK.",
+        "",
+        "| findings file | variant runs excused whole | of them the same bug "
+        "| broadenings unchallenged |",
+        "|---|---|---|---|",
     ]
     files = sorted(measured.tried)
     for stem in files:
-        hidden = sum(1 for item in measured.hidden if item.file == stem)
+        hidden = [item for item in measured.hidden if item.file == stem]
+        same = sum(1 for item in hidden if item.same_bug)
         left = sum(1 for item in measured.unchallenged if item.file == stem)
-        lines.append(f"| {stem} | {hidden} | {left} of {measured.tried[stem]} |")
+        lines.append(f"| {stem} | {len(hidden)} | {same} | {left} of {measured.tried[stem]} |")
     for stem in files:
         mine = [item for item in measured.hidden if item.file == stem]
         broad = [item for item in measured.unchallenged if item.file == stem]
@@ -165,6 +172,7 @@ def render(measured: Measured) -> str:
             lines.append("")
             lines += [
                 f"- `{item.variant}` `{item.scenario}`: {', '.join(item.excused_by)}"
+                + (f" (the same bug: shows {', '.join(item.same_bug)})" if item.same_bug else "")
                 for item in mine
             ]
             lines.append("")
@@ -189,10 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     write_atomically(arguments.reports / "exemption-canary.md", render(measured))
     if arguments.baseline:
         write_atomically(BASELINE, text)
+    same = sum(1 for item in measured.hidden if item.same_bug)
     print(
         f"{arguments.reports / 'exemption-canary.md'}: {len(measured.hidden)} variant runs "
-        f"excused whole, {len(measured.unchallenged)} of {sum(measured.tried.values())} "
-        "broadenings unchallenged"
+        f"excused whole ({same} of them the same bug), {len(measured.unchallenged)} of "
+        f"{sum(measured.tried.values())} broadenings unchallenged"
     )
     return 0
 
