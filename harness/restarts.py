@@ -26,6 +26,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.report import ADAPTER_ERROR, NOT_APPLICABLE
+from harness.report import column as column_of
 from scenarios.loading import read_yaml
 
 ISOLATIONS: Final = ("in-process", "fork", "process")
@@ -107,7 +108,7 @@ def _violation(entry: Mapping[str, Any]) -> str:
 def judged(document: Mapping[str, Any]) -> dict[str, dict[str, Judged]]:
     """target name -> scenario -> what ``document`` (one check run's conformance.json) said."""
     found: dict[str, dict[str, Judged]] = {}
-    names = {_column(target): target["name"] for target in document["targets"]}
+    names = {column_of(target): target["name"] for target in document["targets"]}
     for column, scenarios in document["scenarios"].items():
         violations: dict[str, set[str]] = {}
         for cell in document["cells"].get(column, {}).values():
@@ -131,11 +132,6 @@ def judged(document: Mapping[str, Any]) -> dict[str, dict[str, Judged]]:
             )
         found[names.get(column, column)] = by_scenario
     return found
-
-
-def _column(target: Mapping[str, Any]) -> str:
-    isolated = " [process]" if target.get("isolation") == "process" else ""
-    return f"{target['name']} {target['version']}{isolated}"
 
 
 def isolation_of(document: Mapping[str, Any]) -> str:

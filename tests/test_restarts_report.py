@@ -25,7 +25,7 @@ VIOLATION = {
 def run(isolation: str, violated: bool, *, excused: bool = False) -> dict[str, Any]:
     """One check run's conformance.json of target ``oa`` on two files, ``survives`` violating
     I2 when ``violated``."""
-    column = "oa 1.0 [process]" if isolation == "process" else "oa 1.0"
+    column = {"fork": "oa 1.0 [fork]", "process": "oa 1.0 [process]"}.get(isolation, "oa 1.0")
     found = [{"scenario": "survives", **VIOLATION}] if violated else []
     return {
         "targets": [{"name": "oa", "version": "1.0", "isolation": isolation}],
