@@ -135,10 +135,18 @@ def judged(document: Mapping[str, Any]) -> dict[str, dict[str, Judged]]:
 
 
 def isolation_of(document: Mapping[str, Any]) -> str:
-    """The isolation a check run used (every target of one run shares it)."""
+    """The isolation a check run used (every target of one run shares it); its columns must be
+    its targets' (a fork run's carry ``[fork]``), else the run is not read as what it is."""
     kinds = {str(target.get("isolation", "in-process")) for target in document["targets"]}
     if len(kinds) != 1:
         raise ValueError(f"a run with targets under {sorted(kinds)}: one isolation per file")
+    columns = {column_of(target) for target in document["targets"]}
+    for column in document["scenarios"]:
+        if column not in columns:
+            raise ValueError(
+                f"column {column!r} is none of the run's targets ({', '.join(sorted(columns))}); "
+                "a report written before fork runs named their columns: run check again"
+            )
     return kinds.pop()
 
 
