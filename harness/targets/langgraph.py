@@ -80,7 +80,7 @@ seven regression files recorded two to four histories in 5 runs each
 (``restart-after-colliding-partial-answer``: 4 in 20), and one ``--isolation fork`` run in CI saw
 a model request fewer than its control (D).  The adapter takes that cancellation every time too
 (``StopAfterInterrupt``): after a call of a one-task ``ToolNode`` asked, a sibling call's body
-that starts on the same worker does nothing; 69 files, 5 runs each, one history each.  Nothing
+that starts on the same worker does nothing; 68 files, 5 runs each, one history each.  Nothing
 is serialised that ran concurrently before: the pool had one worker already.
 """
 
