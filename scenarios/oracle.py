@@ -51,6 +51,11 @@ Semantics it encodes, each straight from docs/invariants.md:
   changes (it would reach no call, or the wrong one).  A parked sub-agent call whose
   sub-agent's `preserve_context` changed still exists: it resumes its parked turn (wherever
   that turn was stored), and the sub-agent's later calls follow the new setting.
+* two root sessions (steps of session `b` beside the default `a`: two users of one deployment,
+  whose orchestrators call the same agent-tool objects) are two runs of the scenario that never
+  touch: each session's steps are judged as if the other's were not there (a question raised in
+  one is shown only there, an answer in one settles only its own questions), and a restart,
+  which rebuilds both, changes nothing in either.
 """
 
 from __future__ import annotations
@@ -228,6 +233,10 @@ class Oracle:
     # preserve_context sub-agent), by path
     kept: dict[str, dict[str, int]] = field(default_factory=dict)
     deployed: bool = False  # a deploy happened: tallies are no longer predicted
+    # root session `b`'s own oracle, made at its first step: the steps of each session are
+    # judged as if the other session's were not there
+    session_b: Oracle | None = None
+    judges_b: bool = False  # this is session `b`'s oracle
 
     def __post_init__(self) -> None:
         if self.tree is None:
@@ -247,6 +256,12 @@ class Oracle:
         call that asks, where the question names it), None when none was (an id missing from it
         counts as not shown).  An id settles that one question: the first call still asking it
         that no other id of the step took (twins sharing label and prompt are alike)."""
+        if getattr(step, "session", "a") == "b" and not self.judges_b:
+            if self.session_b is None:
+                self.session_b = Oracle(self.scenario, judges_b=True)
+            return self.session_b.step(index, step, shown)
+        if isinstance(step, Restart) and self.session_b is not None:
+            self.session_b.step(index, step)  # it rebuilds both sessions
         self.effects = []
         self.tallies = []
         self.returned = []

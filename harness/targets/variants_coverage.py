@@ -160,3 +160,21 @@ class RestoreDropsStateTool(SubAgentTool):
         if owned and self.live is None and sub_agent is not in_memory:
             sub_agent.state.state = self.build().state.state
         return sub_agent
+
+
+class ParkedBySharedKeyTool(SubAgentTool):
+    """Keeps the sub-agents parked in this process on the agent-tool object, by call key alone,
+    and resumes the one parked under the call's key without asking whether the caller's stored
+    turn is the one parked with it (one caller per object, as a maintainer thinking of one
+    user per process would assume).  Two root sessions of one deployment calling the same tool
+    under the same call key (each session's first model turn, the same toolUseId) then share
+    one entry: the later parking replaces the earlier, and an answer in one session resumes the
+    other session's sub-agent.  One session alone never shows it: a restart empties the map,
+    and within one root every call key is the caller's own.  Differs from the reference in
+    ``_sub_agent_for`` only."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        parked = self.parked.get(outer, (None, None))[1]
+        if owned and self.live is None and parked is not None:
+            return parked
+        return super()._sub_agent_for(caller, outer, owned=owned)
