@@ -379,6 +379,8 @@ class Recorder:
             del recorded["failure_cause"]
         if not recorded["tallies"]:  # recorded where a tally effect runs
             del recorded["tallies"]
+        if not recorded["window_calls"]:  # and where it runs in an agent with a window
+            del recorded["window_calls"]
         if not recorded["returned"]:  # recorded where a sub-agent call returns to its caller
             del recorded["returned"]
         if not recorded["acted"]:  # and where a protected action's call does

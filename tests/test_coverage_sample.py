@@ -32,6 +32,7 @@ CAUGHT_BY = {
     "gate-approval-stands": "retried-gated-call-after-result",
     "restore-drops-state": "state-read-after-resume",
     "parked-by-shared-key": "two-root-sessions",
+    "restore-drops-window-count": "state-read-after-resume",
 }
 # the restored sub-agents retry-continues-parked keeps by toolUseId, never dropped, sit on the
 # agent-tool object: two root sessions calling it under one toolUseId are handed each other's

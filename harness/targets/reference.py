@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import harness
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
-from fakes.effects import OrdinaryTool, read_tally
+from fakes.effects import OrdinaryTool, read_tally, read_window_calls
 from fakes.model import (
     AgentScript,
     Answer,
@@ -228,7 +228,8 @@ def gate_for(label: str) -> ActionGate:
 @dataclass
 class EffectTool:
     """An ordinary tool; a tally one reads its counter from the calling agent's key/value state
-    (the working state of the turn, committed with it) and writes it back plus one."""
+    (the working state of the turn, committed with it) and writes it back plus one, and reads
+    the model calls its agent's window counted (its conversation-manager state), if it has one."""
 
     name: str
     effect: OrdinaryTool
@@ -240,14 +241,19 @@ class EffectTool:
         return None
 
     def run(self, call: ToolCall) -> ToolOutcome:
-        seen = None
+        seen = window_calls = None
         if self.tally:
             key = tally_key(self.name)
             seen = read_tally(call.caller.state, key)
             call.caller.state[key] = seen + 1
+            window_calls = read_window_calls(call.caller.conversation_manager_state)
         return Completed(
             self.effect.run(
-                self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id, seen=seen
+                self.ledger,
+                agent=self.agent,
+                tool_use_id=call.use.tool_use_id,
+                seen=seen,
+                window_calls=window_calls,
             )
         )
 

@@ -74,6 +74,7 @@ from harness.targets.variants_coverage import (
     ParkedBySharedKeyTool,
     RefusedRestoreKeepsOneAgent,
     RestoreDropsStateTool,
+    RestoreDropsUnusedWindowCountTool,
     RetryContinuesParkedTool,
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent
@@ -399,6 +400,13 @@ _ALL: Final = (
         "an ephemeral sub-agent's stored turn is restored without its key/value state: what "
         "its tools wrote before the question is gone after a restart",
         tool_class=RestoreDropsStateTool,
+    ),
+    Variant(
+        "restore-drops-window-count",
+        "an ephemeral sub-agent's stored turn is restored without its window's count of model "
+        "calls where the window trims before every call: the count starts again after a "
+        "restart",
+        tool_class=RestoreDropsUnusedWindowCountTool,
     ),
     Variant(
         "gate-approval-stands",

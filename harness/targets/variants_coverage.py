@@ -17,6 +17,7 @@ from fakes.protected import APPROVE
 from harness.reference.agent import Agent, ToolCall, ToolOutcome
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.continuation import ContinuationError
+from harness.reference.conversation import SlidingWindow
 from harness.reference.naming import (
     NotANestedId,
     split_root_visible_id,
@@ -178,3 +179,22 @@ class ParkedBySharedKeyTool(SubAgentTool):
         if owned and self.live is None and parked is not None:
             return parked
         return super()._sub_agent_for(caller, outer, owned=owned)
+
+
+class RestoreDropsUnusedWindowCountTool(SubAgentTool):
+    """Restores an ephemeral sub-agent's stored turn without its window's count of model calls
+    where the window trims before every model call (``per_turn`` 1), as an adapter that stores
+    the count only where it decides when to trim would: the count starts again from 0 after a
+    restart.  What the model is sent is the same (such a window trims at every call, whatever
+    the count), so no request shows it; only a read of the window's state after a restart
+    between the question and its answer does, or a later window that trims less often.
+    Differs from the reference in ``_sub_agent_for`` only."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        in_memory = self.parked.get(outer, (None, None))[1]
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        window = sub_agent.conversation_manager
+        every_call = isinstance(window, SlidingWindow) and window.per_turn == 1
+        if owned and self.live is None and sub_agent is not in_memory and every_call:
+            sub_agent.state.conversation_manager_state["model_call_count"] = 0
+        return sub_agent

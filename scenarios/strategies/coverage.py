@@ -20,7 +20,10 @@ has it (``scenarios.classes`` recognises each as a class of ``COVERAGE``):
 * ``state_read_scenarios``: a sub-agent whose tally effect writes its key/value state before
   its question and reads it back after the resume, mostly with a restart between (the stored
   turn must carry the state); sometimes called twice (an ephemeral one starts each call anew, a
-  preserve_context one carries its count), sometimes one level further down;
+  preserve_context one carries its count), sometimes one level further down; half of them with
+  a sliding window, whose count of model calls (its conversation-manager state) the tally reads
+  too, often one that trims at every call or never has anything to trim (so only that read
+  shows a count the restore lost);
 * ``two_sessions_scenarios``: two root sessions (two users of one deployment) whose
   orchestrators call the same ephemeral sub-agent tools, mostly under the same toolUseId (so
   under the same call key) and with prompts of their own: both sessions' questions wait at once,
@@ -303,8 +306,11 @@ def state_read_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scena
         worker["actions"][0]["questions"] = 2
     if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
         worker["stateful_provider"] = True
-    if can("sliding_window") and draw(drawn.integers(0, 3)) == 0:
-        worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    if can("sliding_window") and draw(drawn.BOOLEANS):  # the window's count read back too
+        worker["window"] = {
+            "size": draw(drawn.sampled((2, 3, 40))),
+            "per_turn": draw(drawn.sampled((1, 2))),
+        }
     twice = draw(drawn.integers(0, 2)) == 0  # called again in the orchestrator's next turn
     if twice and can("preserve_context") and draw(drawn.BOOLEANS):
         worker["preserve_context"] = True  # its count carries into the second call
