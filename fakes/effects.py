@@ -4,7 +4,9 @@ Every run is appended to the same ledger as the protected actions' (it outlives 
 record ``{"effect": tool, "agent": agent path, "tool_use_id": id}``, so "each scripted call ran
 exactly once, never again on resume" is checkable.  A protected action's record has an
 ``action`` key instead; ``is_effect`` tells them apart.  A tally effect's record also has
-``seen``: the counter it read from its agent's key/value state before writing it back plus one.
+``seen``: the counter it read from its agent's key/value state before writing it back plus one,
+and in an agent with a sliding window ``window_calls``: the model calls the window had counted
+(its conversation-manager state).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fakes.protected import Ledger
 
 EFFECT: Final = "effect"
 SEEN: Final = "seen"  # a tally effect's record: the counter it read from its agent's state
+WINDOW_CALLS: Final = "window_calls"  # and the model calls its agent's window had counted
 
 
 def is_effect(record: dict[str, Any]) -> bool:
@@ -27,14 +30,32 @@ def is_effect(record: dict[str, Any]) -> bool:
 class OrdinaryTool:
     tool: str
 
-    def run(self, ledger: Ledger, *, agent: str, tool_use_id: str, seen: int | None = None) -> str:
+    def run(
+        self,
+        ledger: Ledger,
+        *,
+        agent: str,
+        tool_use_id: str,
+        seen: int | None = None,
+        window_calls: int | None = None,
+    ) -> str:
         """Run it: record the run in the ledger, say what it did.  A tally effect passes the
-        counter it read from its agent's key/value state as ``seen``, recorded with the run."""
+        counter it read from its agent's key/value state as ``seen``, and in an agent with a
+        window the model calls the window counted as ``window_calls``, recorded with the run."""
         record: dict[str, Any] = {EFFECT: self.tool, "agent": agent, "tool_use_id": tool_use_id}
         if seen is not None:
             record[SEEN] = seen
+        if window_calls is not None:
+            record[WINDOW_CALLS] = window_calls
         ledger.log.append(record)
         return f"{self.tool}: done"
+
+
+def read_window_calls(state: Any) -> int | None:
+    """The model calls a sliding window's state counted (``model_call_count``), None when the
+    state holds no count (no window)."""
+    value = state.get("model_call_count") if isinstance(state, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def read_tally(state: Any, key: str) -> int:

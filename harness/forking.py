@@ -186,6 +186,10 @@ class ForkedSession:
     def restart(self) -> str | None:
         return self._segment(resume=True)
 
+    def use_root_session(self, name: str) -> None:
+        """Tell the segment's session (asked before every step: a new segment starts in `a`)."""
+        self._call("use_root_session", name)
+
     def deploy(self, tree: Agent) -> str | None:
         """The next segments build ``tree`` in place of the scenario's."""
         self.tree = tree.model_dump_json()

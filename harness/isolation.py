@@ -31,6 +31,7 @@ from harness.targets.base import (
     Target,
     TargetInfo,
     resume_without_id,
+    use_root_session,
 )
 from scenarios.model import Agent, Scenario
 
@@ -60,6 +61,7 @@ class ProcessSession:
     def __init__(self, name: str, scenario: Scenario, workdir: Path) -> None:
         self.name = name
         self.workdir = workdir
+        self.root_session = "a"  # the root session each step's process talks to
         (workdir / SCENARIO_FILE).write_text(scenario.model_dump_json(), encoding="utf-8")
         self.last: dict[str, Any] = self._call({"op": "start"})
 
@@ -76,6 +78,10 @@ class ProcessSession:
     def restart(self) -> str | None:
         error: str | None = self._call({"op": "restart"})["error"]
         return error
+
+    def use_root_session(self, name: str) -> None:
+        """The next steps' processes talk to root session ``name`` (``worker``)."""
+        self.root_session = name
 
     def deploy(self, tree: Agent) -> str | None:
         """The next steps' processes build ``tree`` in place of the scenario's (``worker``)."""
@@ -111,7 +117,7 @@ class ProcessSession:
         path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
         finished = subprocess.run(
             [sys.executable, "-m", "harness.isolation", self.name, str(self.workdir)],
-            input=json.dumps(request),
+            input=json.dumps({**request, "session": self.root_session}),
             capture_output=True,
             text=True,
             env={**os.environ, "PYTHONPATH": path},
@@ -156,6 +162,8 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
         reply["observation"] = asdict(Observation(stop_reason=None, error=error))
         reply.update(executions=[], requests=[], events=[], stored=asdict(Stored()))
         return reply
+    if request.get("session", "a") != "a":
+        use_root_session(session, request["session"])
     op = request["op"]
     if op == "restart":  # the session's own rebuild, in a process that has seen only files
         reply["error"] = session.restart()

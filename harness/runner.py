@@ -31,6 +31,7 @@ from harness.targets.base import (
     Target,
     missing_capabilities,
     resume_without_id,
+    use_root_session,
 )
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Expected, Oracle
@@ -277,6 +278,10 @@ class Recorder:
         self.oracle = Oracle(scenario)
         self.has_effects = any(agent.effects for agent, _ in scenario.tree.walk())
         self.shown: tuple[PendingInterrupt, ...] = ()  # what the human was last shown
+        # with two root sessions, what each session's human was last shown (``shown`` is the
+        # session of the step being recorded)
+        self.two_sessions = scenario.two_sessions
+        self.shown_in: dict[str, tuple[PendingInterrupt, ...]] = {}
         self.sent: dict[int, list[tuple[PendingInterrupt, Any]]] = {}
         self.seen = (0, 0, 0)
         self.at = 0  # the step being recorded
@@ -287,6 +292,22 @@ class Recorder:
 
     def step(self, index: int, step: Step) -> StepRecord:
         self.at = index
+        if self.two_sessions:
+            return self._in_session(index, step, getattr(step, "session", "a"))
+        return self._step(index, step)
+
+    def _in_session(self, index: int, step: Step, session: str) -> StepRecord:
+        """``step`` in root session ``session`` (a restart, of both, is recorded in `a`): the
+        target is told which session the step talks to, and each session's human sees only
+        what it was shown."""
+        use_root_session(self.session, session)
+        self.shown = self.shown_in.get(session, ())
+        try:
+            return self._step(index, step)
+        finally:
+            self.shown_in[session] = self.shown
+
+    def _step(self, index: int, step: Step) -> StepRecord:
         answered: list[tuple[PendingInterrupt, Any]] = []
         observed: dict[str, Any]
         if isinstance(step, Run):
@@ -358,6 +379,8 @@ class Recorder:
             del recorded["failure_cause"]
         if not recorded["tallies"]:  # recorded where a tally effect runs
             del recorded["tallies"]
+        if not recorded["window_calls"]:  # and where it runs in an agent with a window
+            del recorded["window_calls"]
         if not recorded["returned"]:  # recorded where a sub-agent call returns to its caller
             del recorded["returned"]
         if not recorded["acted"]:  # and where a protected action's call does
@@ -368,6 +391,8 @@ class Recorder:
         """Send again what answer or resend step ``index`` sent, as a client does when the
         server died before replying (a crash cut the step short, then a restart)."""
         step = self.scenario.steps[index]
+        if self.two_sessions:
+            use_root_session(self.session, getattr(step, "session", "a"))
         if isinstance(step, Answer) and step.resume is not None:  # the same answer without an id
             observation = resume_without_id(self.session, step.resume)
             self._observe(observation, "resume()")

@@ -51,6 +51,7 @@ COVERAGE: Final = (
     "refused-restore-of-several",
     "retried-gated-call",
     "state-read-after-resume",
+    "two-root-sessions",
 )
 RECOGNISED: Final = CLASSES + FOCUSED + FINER + COVERAGE
 
@@ -270,7 +271,24 @@ def _coverage_classes(scenario: Scenario, found: set[str]) -> set[str]:
         shapes.add("refused-restore-of-several")
     if _state_read_after_resume(scenario):
         shapes.add("state-read-after-resume")
+    if scenario.two_sessions and _both_sessions_waiting(scenario):
+        shapes.add("two-root-sessions")
     return shapes
+
+
+def _both_sessions_waiting(scenario: Scenario) -> bool:
+    """Two root sessions whose questions wait at once, and an answer given in one of them while
+    the other's wait: one agent tool serving both must keep them apart."""
+    oracle = Oracle(scenario)
+    pending = {"a": False, "b": False}
+    for index, step in enumerate(scenario.steps):
+        session = getattr(step, "session", "a")
+        expected = oracle.step(index, step)
+        if isinstance(step, Answer) and all(pending.values()):
+            return True
+        if not isinstance(step, Restart):
+            pending[session] = bool(expected.pending)
+    return False
 
 
 def _state_read_after_resume(scenario: Scenario) -> bool:

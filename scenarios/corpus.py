@@ -149,6 +149,7 @@ COVERAGE_PREFIXES: Final = (
     "refused-restore-",
     "retried-gated-",
     "state-read-",
+    "two-sessions-",
 )
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(

@@ -180,6 +180,10 @@ class Scenario(Strict):
       provider's kind or whether an agent has a window, for an agent at a path the tree before
       it has too; or a label names different actions in two trees (each label names one
       action, of the agent at one path, in every tree).
+    - a step talks to root session `b` and the scenario has a corruption, a repair, a deploy,
+      an `expect` block, or a preserve_context sub-agent called by the root (one live
+      sub-agent's history would be both sessions'); or session `b`'s first step is not a run;
+      or a resend names an answer of the other session.
 
     The labels and prompts an answer may name are those of every tree the scenario deploys.
     """
@@ -266,6 +270,8 @@ class Scenario(Strict):
                     ("steps", index, "resend"),
                     f"step {step.resend} is an answer without an id: give it again as a step",
                 )
+        if self.two_sessions:
+            _two_sessions_allowed(self)
         for position, index in enumerate((self.expect and self.expect.errors) or ()):
             if index >= len(self.steps):
                 raise FieldError(
@@ -273,6 +279,11 @@ class Scenario(Strict):
                     f"no step {index}: the steps are numbered 0 to {len(self.steps) - 1}",
                 )
         return self
+
+    @property
+    def two_sessions(self) -> bool:
+        """Whether a step talks to root session `b`: two users of one deployment."""
+        return any(getattr(step, "session", "a") == "b" for step in self.steps)
 
     @property
     def labels(self) -> list[str]:
@@ -299,12 +310,43 @@ class Scenario(Strict):
             if isinstance(step, Restart):
                 continue
             renumber[index] = len(kept)
-            kept.append(Resend(resend=renumber[step.resend]) if isinstance(step, Resend) else step)
+            if isinstance(step, Resend):
+                step = step.model_copy(update={"resend": renumber[step.resend]})
+            kept.append(step)
         update: dict[str, Any] = {"steps": tuple(kept)}
         if self.expect is not None and self.expect.errors is not None:
             errors = tuple(renumber[index] for index in self.expect.errors if index in renumber)
             update["expect"] = self.expect.model_copy(update={"errors": errors})
         return self.model_copy(update=update)
+
+
+def _two_sessions_allowed(scenario: Scenario) -> None:
+    """Refuse what a scenario with two root sessions may not hold (see ``Scenario``)."""
+    if scenario.expect is not None:
+        raise FieldError(("expect",), "a scenario with two root sessions has no expect block")
+    for position, sub in enumerate(scenario.tree.sub_agents):
+        if sub.preserve_context:
+            raise FieldError(
+                ("tree", "sub_agents", position, "preserve_context"),
+                "with two root sessions the root's sub-agents are ephemeral: one live "
+                "sub-agent's history would be both sessions'",
+            )
+    first_of_b = True
+    for index, step in enumerate(scenario.steps):
+        if isinstance(step, Corrupt | Repair) or (isinstance(step, Restart) and step.tree):
+            kind = "a deploy" if isinstance(step, Restart) else type(step).__name__.lower()
+            raise FieldError(("steps", index), f"{kind} is not allowed with two root sessions")
+        session = getattr(step, "session", "a")
+        if session == "b" and first_of_b and not isinstance(step, Run):
+            raise FieldError(("steps", index), "session b's first step must be a run")
+        first_of_b = first_of_b and session != "b"
+        if isinstance(step, Resend) and scenario.steps[step.resend] is not None:
+            answered = getattr(scenario.steps[step.resend], "session", "a")
+            if answered != session:
+                raise FieldError(
+                    ("steps", index, "session"),
+                    f"step {step.resend} is an answer of session {answered}, not {session}",
+                )
 
 
 def _resumes(step: Step) -> bool:

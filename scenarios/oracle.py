@@ -15,7 +15,10 @@ Semantics it encodes, each straight from docs/invariants.md:
   the same call of an ephemeral sub-agent (every call starts from the initial state, a retry's
   attempt too), of every call of a preserve_context sub-agent or of the root; a question, a
   resume and a restart carry it (a storeless preserve_context sub-agent's restarts to 0, its
-  state is lost); after a deploy it is not predicted (None);
+  state is lost); after a deploy it is not predicted (None); in an agent with a window it also
+  reads how many model calls its window has counted so far (its conversation-manager state):
+  those of the same call of an ephemeral sub-agent, of every call of a preserve_context one or
+  of the root, this turn's included, carried likewise;
 * an approval advances one question: the last approval runs the action (exactly once); a denial
   ends the call without running it; an unanswered question stays pending; an answer by id
   settles exactly the question shown under that id, never a twin call's sharing its label;
@@ -51,6 +54,11 @@ Semantics it encodes, each straight from docs/invariants.md:
   changes (it would reach no call, or the wrong one).  A parked sub-agent call whose
   sub-agent's `preserve_context` changed still exists: it resumes its parked turn (wherever
   that turn was stored), and the sub-agent's later calls follow the new setting.
+* two root sessions (steps of session `b` beside the default `a`: two users of one deployment,
+  whose orchestrators call the same agent-tool objects) are two runs of the scenario that never
+  touch: each session's steps are judged as if the other's were not there (a question raised in
+  one is shown only there, an answer in one settles only its own questions), and a restart,
+  which rebuilds both, changes nothing in either.
 """
 
 from __future__ import annotations
@@ -100,6 +108,9 @@ class Expected:
     # each tally effect's run during this step, with the counter it must read from its agent's
     # key/value state: (agent path, tool, toolUseId, count; None where not predicted), sorted
     tallies: tuple[tuple[str, str, str, int | None], ...] = ()
+    # and, for each of those runs in an agent with a window, the model calls its window must
+    # have counted: (agent path, tool, toolUseId, calls; None where not predicted), sorted
+    window_calls: tuple[tuple[str, str, str, int | None], ...] = ()
     # the call each execution serves: (label, its agent's path, the prompt that call was given)
     served: tuple[tuple[str, str, str], ...] = ()
     # each sub-agent call whose caller's turn ended during this step, as the result the caller's
@@ -197,6 +208,7 @@ class Activation:
     turn: int = 0
     calls: list[ActionCall | SubCall | EffectCall] | None = None
     tallies: dict[str, int] = field(default_factory=dict)  # an ephemeral call's counters
+    calls_before: int = 0  # model calls its agent made before this call (one that keeps state)
 
     @property
     def turns(self) -> tuple[tuple[Call, ...], ...]:
@@ -224,10 +236,18 @@ class Oracle:
     retried: int = 0  # how many calls a retry has made again so far, over every step
     # each tally effect run during this step, with the count it must read (see ``Expected``)
     tallies: list[tuple[str, str, str, int | None]] = field(default_factory=list)
+    window_calls: list[tuple[str, str, str, int | None]] = field(default_factory=list)
+    # the model calls made so far by the agents whose conversation-manager state outlives a
+    # call (the root, each preserve_context sub-agent), by path
+    model_calls: dict[str, int] = field(default_factory=dict)
     # the counters of the agents whose key/value state outlives a call (the root, each
     # preserve_context sub-agent), by path
     kept: dict[str, dict[str, int]] = field(default_factory=dict)
     deployed: bool = False  # a deploy happened: tallies are no longer predicted
+    # root session `b`'s own oracle, made at its first step: the steps of each session are
+    # judged as if the other session's were not there
+    session_b: Oracle | None = None
+    judges_b: bool = False  # this is session `b`'s oracle
 
     def __post_init__(self) -> None:
         if self.tree is None:
@@ -247,8 +267,15 @@ class Oracle:
         call that asks, where the question names it), None when none was (an id missing from it
         counts as not shown).  An id settles that one question: the first call still asking it
         that no other id of the step took (twins sharing label and prompt are alike)."""
+        if getattr(step, "session", "a") == "b" and not self.judges_b:
+            if self.session_b is None:
+                self.session_b = Oracle(self.scenario, judges_b=True)
+            return self.session_b.step(index, step, shown)
+        if isinstance(step, Restart) and self.session_b is not None:
+            self.session_b.step(index, step)  # it rebuilds both sessions
         self.effects = []
         self.tallies = []
+        self.window_calls = []
         self.returned = []
         self.acted = []
         if isinstance(step, Run):
@@ -353,7 +380,13 @@ class Oracle:
         if self.root is not None and not self.root.finished:
             return self._expect([], error="allowed", stop_reason=None)
         tree = self.current
-        self.root = Activation(tree, tree.name, ephemeral=False, prompt=prompt)
+        self.root = Activation(
+            tree,
+            tree.name,
+            ephemeral=False,
+            prompt=prompt,
+            calls_before=self.model_calls.get(tree.name, 0),
+        )
         executed: list[str] = []
         self._advance(self.root, executed)
         return self._expect(executed, error="forbidden")
@@ -396,6 +429,10 @@ class Oracle:
             agent = self._agent_at(path)
             if path != self.current.name and agent is not None and not agent.session_store:
                 del self.kept[path]  # kept in memory only: a restart loses its state
+        for path in list(self.model_calls):
+            agent = self._agent_at(path)
+            if path != self.current.name and agent is not None and not agent.session_store:
+                del self.model_calls[path]
         for path, busy in self.live.items():
             agent = self._agent_at(path)
             if busy is None or busy.finished or agent is None or agent.session_store:
@@ -458,6 +495,8 @@ class Oracle:
             self._returned(activation)
             activation.turn += 1
             activation.calls = None
+        if not activation.ephemeral:  # its turns' model calls and its answer's
+            self.model_calls[activation.path] = activation.calls_before + len(activation.turns) + 1
         self._release(activation)
 
     def _returned(self, parent: Activation) -> None:
@@ -520,6 +559,11 @@ class Oracle:
         seen = counts.get(call.tool, 0)
         counts[call.tool] = seen + 1
         self.tallies.append((parent.path, call.tool, call.id, None if self.deployed else seen))
+        if parent.agent.window is not None:  # this turn's model call included
+            calls = parent.calls_before + parent.turn + 1
+            self.window_calls.append(
+                (parent.path, call.tool, call.id, None if self.deployed else calls)
+            )
 
     def _retry(self, parent: Activation, executed: list[str]) -> None:
         """Make again, at once, every call of the turn that ended the way its tool's retry
@@ -576,6 +620,7 @@ class Oracle:
         activation = Activation(sub, path, ephemeral=not sub.preserve_context, prompt=call.prompt)
         if sub.preserve_context:
             self.live[path] = activation
+            activation.calls_before = self.model_calls.get(path, 0)
         self._advance(activation, executed)
         return SubCall(activation, tool=call.tool)
 
@@ -641,6 +686,7 @@ class Oracle:
             unknown_answer=unknown_answer,
             effects=tuple(sorted(self.effects)),
             tallies=tuple(sorted(self.tallies, key=repr)),
+            window_calls=tuple(sorted(self.window_calls, key=repr)),
             served=tuple(sorted(served)),
             returned=tuple(sorted(self.returned, key=repr)),
             acted=tuple(sorted(self.acted, key=repr)),

@@ -209,9 +209,10 @@ def _steps(definitions: dict[str, Any], long_enums: list[tuple[str, str, list[An
         "## Steps\n",
         "Each item of `steps` is one of the kinds below, recognised by its first key "
         f"({keys}); `- restart` and `- repair` may be written as the bare word. A run, an answer "
-        "and a resend talk to the root; a restart, a corruption and a repair drop every object "
-        "and rebuild it from storage (they need the target's `restart` capability, and a "
-        "corruption also `corruption`).\n",
+        "and a resend talk to the root (of root session `a`, or with `session: b` of a second "
+        "user's session, whose orchestrator calls the same agent tools); a restart, a "
+        "corruption and a repair drop every object and rebuild it from storage (they need the "
+        "target's `restart` capability, and a corruption also `corruption`).\n",
     ]
     return (
         "\n".join(lines)

@@ -12,6 +12,12 @@ from scenarios.fields import FieldError, Name, Strict
 from scenarios.tree import Agent
 
 Response = Literal["approve", "deny"]
+RootSession = Literal["a", "b"]
+SESSION: Final = (
+    "Which root session it talks to: `a` (the default) or `b`, two users of one "
+    "deployment whose orchestrators call the same agent-tool objects, each session with its own "
+    "root conversation and store (`b` needs `root_sessions`)."
+)
 # an answer step's fields: they reach the target in the order written, which canonical data keeps
 ORDERED: Final = ("answer", "answer_ids", "answer_calls")
 
@@ -32,6 +38,7 @@ class Run(Strict):
     """Send a prompt to the root (the orchestrator)."""
 
     run: str = Field(description="The prompt.")
+    session: RootSession = Field("a", description=SESSION)
 
 
 class Answer(Strict):
@@ -71,6 +78,7 @@ class Answer(Strict):
         "and they all stay pending (needs `scalar_resume`). Given alone, never beside the "
         "other fields.",
     )
+    session: RootSession = Field("a", description=SESSION)
 
     @model_validator(mode="after")
     def _resume_alone(self) -> Answer:
@@ -101,8 +109,9 @@ def _restart_kind(value: Any) -> str:
 
 
 class Restart(Strict):
-    """Drop every object and rebuild from storage only; `- restart` is short for it.  With a
-    `tree`, the rebuild is a deploy of a changed tree (see Deploy)."""
+    """Drop every object and rebuild from storage only; `- restart` is short for it (with two
+    root sessions it rebuilds both, each from its own store).  With a `tree`, the rebuild is a
+    deploy of a changed tree (see Deploy)."""
 
     restart: Annotated[
         Annotated[Literal[True], Tag("PlainRestart")] | Annotated[Deploy, Tag("DeployRestart")],
@@ -145,6 +154,7 @@ class Resend(Strict):
     out already names questions no longer pending: it must be refused (I14)."""
 
     resend: Annotated[int, Field(ge=0, description="The index of an earlier answer step.")]
+    session: RootSession = Field("a", description=SESSION)
 
 
 Step = Run | Answer | Restart | Corrupt | Repair | Resend

@@ -86,7 +86,9 @@ class Effect(Strict):
         description="Each run also reads a counter from its agent's key/value state (under "
         "`tally:` and the tool's name, 0 when absent), records the value it read in the ledger "
         "and writes it back plus one: so state written before a question must be read back "
-        "after the resume, a restart between them included (needs `agent_state`).",
+        "after the resume, a restart between them included (needs `agent_state`). In an agent "
+        "with a `window` it also records the model calls the window has counted (its "
+        "conversation-manager state), which must be carried likewise.",
     )
 
 

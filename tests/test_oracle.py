@@ -656,3 +656,35 @@ def test_an_answer_without_an_id_is_given_alone_and_never_re_sent(
 ) -> None:
     with pytest.raises(ValueError, match=message):
         scenario(two_workers(), steps)
+
+
+def test_a_tally_in_an_agent_with_a_window_reads_the_model_calls_it_made_so_far() -> None:
+    """The window's count of model calls is carried like the key/value state: per call of an
+    ephemeral sub-agent, across the calls of a preserve_context one."""
+
+    def tree(preserve_context: bool) -> dict[str, Any]:
+        researcher = {
+            "name": "r",
+            "preserve_context": preserve_context,
+            "window": {"size": 40, "per_turn": 1},
+            "effects": [{"tool": "lookup", "tally": True}],
+            "actions": [{"tool": "act", "label": "A"}],
+            "turns": [
+                [{"tool": "lookup", "id": "t1"}],
+                [{"tool": "act", "id": "t2"}],
+                [{"tool": "lookup", "id": "t3"}],
+            ],
+        }
+        calls = [[{"tool": "r", "id": "c1"}], [{"tool": "r", "id": "c2"}]]
+        return {"name": "root", "turns": calls, "sub_agents": [researcher]}
+
+    steps = [{"run": "go"}, "restart", {"answer": {"A": "approve"}}, {"answer": {"A": "approve"}}]
+    for preserve_context, second_call in ((False, 0), (True, 4)):
+        run, _, first, second = expectations(scenario(tree(preserve_context), steps))
+        assert run.window_calls == (("root/r", "lookup", "t1", 1),)
+        # the first call's answer: its turn 3, then the second call's first turn
+        assert first.window_calls == (
+            ("root/r", "lookup", "t1", second_call + 1),
+            ("root/r", "lookup", "t3", 3),
+        )
+        assert second.window_calls == (("root/r", "lookup", "t3", second_call + 3),)

@@ -132,6 +132,9 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     "refused-restore-keeps-one": {"I9"},  # a refused restore drops all but one question
     "gate-approval-stands": {"I3"},  # a retried gated call is not asked its gate again
     "restore-drops-state": {"I17"},  # a restored turn reads its state back as initial
+    "restore-drops-window-count": {"I17"},  # a restored window counts its calls from 0 again
+    # an answer in one root session resumes the sub-agent the other parked under the same key
+    "parked-by-shared-key": {"I2"},
 }
 
 

@@ -138,6 +138,13 @@ CASES = (
         frozenset({"I3", "O"}),
     ),
     Case("restore-drops-state", coverage_regression("state-read-after-resume"), frozenset({"I17"})),
+    Case("parked-by-shared-key", coverage_regression("two-root-sessions"), frozenset({"I2"})),
+    Case(
+        "restore-drops-window-count",
+        coverage_regression("state-read-after-resume"),
+        frozenset({"I17"}),
+        quiet=frozenset({"I6", "D"}),
+    ),
     Case("shared-object", regression("deep-nesting"), frozenset({"I2", "I3", "I5", "I6", "I11"})),
     Case("no-namespacing", regression("colliding-ids"), frozenset({"I1", "I2", "I4"})),
     Case("no-namespacing", regression("mixed"), frozenset({"I1", "I11"})),

@@ -4,8 +4,9 @@ One checker per checked invariant of docs/invariants.md (I1 to I17), plus the di
 comparison with the restart-free control (D) and the expected outcome of each step (O).  A
 checker never trusts the target: what must happen comes from the oracle's expectations recorded
 in the history and from the control run.  A checker that needs a capability the target lacks is
-not applied.  Each defect is reported by one checker: a stale response on a pending question is
-I12's, at every step, never I9's too.
+not applied.  A history of two root sessions is judged as one history per session
+(``harness.checkers.sessions``).  Each defect is reported by one checker: a stale response on a
+pending question is I12's, at every step, never I9's too.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from harness.checkers import (
     restarts,
     tallies,
 )
+from harness.checkers.sessions import per_session
 from harness.checkers.violation import Invariant, Violation
 from harness.history import History
 
@@ -50,7 +52,7 @@ def _checker(
     function: Callable[[History], list[Violation]],
     needs: frozenset[str] = frozenset(),
 ) -> Checker:
-    return Checker(invariant.id, invariant.slug, title, needs, function)
+    return Checker(invariant.id, invariant.slug, title, needs, per_session(function))
 
 
 CHECKERS: tuple[Checker, ...] = (

@@ -9,6 +9,9 @@ ephemeral stays an ephemeral call, its turn the caller's stored entry, until it 
 holds the ephemeral sub-agents' parked turns) and the state of every preserve_context sub-agent
 that has a session store.  A restart drops every
 object and builds a new ``Tree`` from the spec and those bytes; nothing else is carried over.
+Two root sessions of one deployment are two trees, each persisted on its own, the second built
+with the first one's agent tools (``shared_tools``): the same objects serve both sessions, and
+what keeps their calls apart is that each call's parked turn is its caller's own stored entry.
 
 At most once, across crashes too: ``resume`` first writes ahead (through the caller's
 ``write_ahead``) which answers it is about to carry out, and only then carries them out; once
@@ -110,8 +113,12 @@ class Tree:
         emit: EventSink | None = None,
         gate_for: GateFactory | None = None,
         effect_tool: EffectToolFactory | None = None,
+        shared_tools: Mapping[str, SubAgentTool] | None = None,
     ) -> None:
         self.spec = spec
+        # agent tools another tree built, by path: a second root session of one deployment
+        # calls the first one's objects (each call's parked turn is the caller's own entry)
+        self.shared_tools = dict(shared_tools or {})
         self.model_for = model_for
         self.action_tool = action_tool
         self.gate_for = gate_for
@@ -161,6 +168,14 @@ class Tree:
             )
         return pending
 
+    def agent_tools(self) -> dict[str, SubAgentTool]:
+        """The root's agent tools, by path: what a second root session shares."""
+        return {
+            f"{self.root.name}/{name}": tool
+            for name, tool in self.root.tools.items()
+            if isinstance(tool, SubAgentTool)
+        }
+
     def persist(self) -> bytes:
         """Canonical JSON of everything that survives a restart (views suffice: it is bytes)."""
         # a session of a sub-agent not rebuilt since the restart is kept as it was stored: a
@@ -183,7 +198,8 @@ class Tree:
             raise ValueError(f"agent {path!r} has ordinary tools and the tree no effect_tool")
         tools += [self.effect_tool(effect, path) for effect in spec.effects if self.effect_tool]
         for sub in spec.sub_agents:
-            tools.append(self._sub_agent_tool(sub, f"{path}/{sub.tool}"))
+            shared = self.shared_tools.get(f"{path}/{sub.tool}")
+            tools.append(shared or self._sub_agent_tool(sub, f"{path}/{sub.tool}"))
         retries = {action.tool: action.retry for action in spec.actions if action.retry}
         retries |= {sub.tool: sub.retry for sub in spec.sub_agents if sub.retry}
         return Agent(

@@ -110,6 +110,8 @@ NOT_SUPPORTED: Final = {
     "and ADK refuses two sub-agents of one name under one parent",
     "scalar_resume": "a confirmation is a FunctionResponse naming the id of the confirmation "
     "request it answers; ADK has no answer that names none",
+    "root_sessions": "not built in this adapter: its session is one root session in the "
+    "SqliteSessionService",
 }
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - set(NOT_SUPPORTED)
 

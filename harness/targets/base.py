@@ -57,6 +57,9 @@ CAPABILITIES = {
     "agent tools may wrap agents of one name (or clones of one agent)",
     "scalar_resume": "resume with one answer not keyed by any interrupt id (as LangGraph's "
     "Command(resume=value)), for the one pending question",
+    "root_sessions": "serve two root sessions (two users of one deployment) whose orchestrators "
+    "call one agent-tool object per sub-agent, each session with its own root conversation and "
+    "store",
 }
 
 
@@ -160,6 +163,27 @@ def resume_without_id(session: Session, response: Any) -> Observation:
     return observation
 
 
+class ServesTwoRootSessions(Protocol):
+    """A session of a target claiming ``root_sessions``: the runner tells it which root session
+    each step talks to (and asks it of no other session)."""
+
+    def use_root_session(self, name: str) -> None:
+        """The steps from now on talk to root session ``name`` (``a`` or ``b``); a restart
+        rebuilds both, each from its own store."""
+
+
+def use_root_session(session: Session, name: str) -> None:
+    """``session.use_root_session(name)``; a session without it (a scenario the runner should
+    have found not applicable) is an adapter's mistake, named as such."""
+    use = getattr(session, "use_root_session", None)
+    if not callable(use):
+        raise TypeError(
+            f"{type(session).__name__} has no use_root_session(): its target must not claim "
+            "root_sessions"
+        )
+    use(name)
+
+
 @dataclass(frozen=True)
 class TargetInfo:
     name: str
@@ -229,6 +253,8 @@ def requirements(scenario: Scenario) -> set[str]:
             needed.add("changed_tree")
         if isinstance(step, Answer) and step.resume is not None:
             needed.add("scalar_resume")
+    if scenario.two_sessions:
+        needed.add("root_sessions")
     return needed
 
 

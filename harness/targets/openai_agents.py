@@ -99,6 +99,8 @@ NOT_SUPPORTED: Final = {
     "approval, which the runner asks before the tool runs",
     "scalar_resume": "an approval is RunState.approve(item) of one ToolApprovalItem; the SDK "
     "has no answer that names no item",
+    "root_sessions": "not built in this adapter: its session is one root run and one RunState "
+    "in the store",
 }
 # what the target can express (no interrupt ids: see the module's docstring)
 TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {

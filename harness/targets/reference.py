@@ -10,7 +10,7 @@ from typing import Any, Final
 
 import harness
 from fakes.corruption import CorruptionNotApplicable, damage_envelope
-from fakes.effects import OrdinaryTool, read_tally
+from fakes.effects import OrdinaryTool, read_tally, read_window_calls
 from fakes.model import (
     AgentScript,
     Answer,
@@ -31,7 +31,7 @@ from harness.reference.agent import (
     ToolOutcome,
     ToolUse,
 )
-from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS
+from harness.reference.agent_as_tool import PROMPT_FIELD, SUB_AGENT_TURNS, SubAgentTool
 from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
 from harness.reference.state import AgentState, Message
@@ -57,6 +57,9 @@ from scenarios.model import CORRUPTIONS
 from scenarios.tree import tally_key
 
 TREE_KEY: Final = "tree"
+# each root session's key in the store: session `a` (every single-session scenario's) keeps the
+# one key a reference tree always had
+SESSION_KEYS: Final = {"a": TREE_KEY, "b": "tree-b"}
 EXPECTED_FAILURES = (AgentError, ContinuationError, ProviderError, ScriptError)
 
 
@@ -225,7 +228,8 @@ def gate_for(label: str) -> ActionGate:
 @dataclass
 class EffectTool:
     """An ordinary tool; a tally one reads its counter from the calling agent's key/value state
-    (the working state of the turn, committed with it) and writes it back plus one."""
+    (the working state of the turn, committed with it) and writes it back plus one, and reads
+    the model calls its agent's window counted (its conversation-manager state), if it has one."""
 
     name: str
     effect: OrdinaryTool
@@ -237,14 +241,19 @@ class EffectTool:
         return None
 
     def run(self, call: ToolCall) -> ToolOutcome:
-        seen = None
+        seen = window_calls = None
         if self.tally:
             key = tally_key(self.name)
             seen = read_tally(call.caller.state, key)
             call.caller.state[key] = seen + 1
+            window_calls = read_window_calls(call.caller.conversation_manager_state)
         return Completed(
             self.effect.run(
-                self.ledger, agent=self.agent, tool_use_id=call.use.tool_use_id, seen=seen
+                self.ledger,
+                agent=self.agent,
+                tool_use_id=call.use.tool_use_id,
+                seen=seen,
+                window_calls=window_calls,
             )
         )
 
@@ -303,20 +312,41 @@ class ReferenceSession(RecordedSession):
         # each agent's script, made once: every model built for it (after a restart too) plays
         # the same turns, and the script keeps what it put together for each prompt
         self.scripts: dict[str, AgentScript] = {}
-        self.tree: Tree | None = self._build()
+        # two root sessions (``root_sessions``): each its own tree and store key, the second
+        # built with the first one's agent tools; ``tree`` is the session steps talk to
+        self.two_sessions = scenario.two_sessions
+        self.root_session = "a"
+        self.trees: dict[str, Tree | None] = self._build_sessions()
+        self.tree: Tree | None = self.trees["a"]
         # the record's size in the tree last measured (stored()), with those bytes
         self._record_bytes: tuple[bytes, int | None] | None = None
 
-    def _build(self) -> Tree:
+    def _build_sessions(self) -> dict[str, Tree | None]:
+        """The tree of each root session, from its own store key: session `b`'s (with two)
+        calls the agent tools of session `a`'s."""
+        first = self._build()
+        trees: dict[str, Tree | None] = {"a": first}
+        if self.two_sessions:
+            trees["b"] = self._build(SESSION_KEYS["b"], first.agent_tools())
+        return trees
+
+    def _build(self, key: str = TREE_KEY, shared: dict[str, SubAgentTool] | None = None) -> Tree:
         return Tree(
             self.spec,
             model_for=self._model_for,
             action_tool=self._action_tool,
-            persisted=self.store.get(TREE_KEY),
+            persisted=self.store.get(key),
             emit=self.public_events.append,
             gate_for=gate_for,
             effect_tool=self._effect_tool,
+            shared_tools=shared,
         )
+
+    def use_root_session(self, name: str) -> None:
+        """The steps from now on talk to root session ``name``."""
+        self.trees[self.root_session] = self.tree
+        self.root_session = name
+        self.tree = self.trees.get(name)
 
     def _model_for(self, path: str) -> ReferenceModel:
         agent = self.agents[path]
@@ -345,8 +375,13 @@ class ReferenceSession(RecordedSession):
     def resume(self, response: Any) -> Observation:
         return self._step(lambda tree: tree.resume_one(response, self._write_ahead))
 
+    @property
+    def key(self) -> str:
+        """The store key of the root session steps talk to."""
+        return SESSION_KEYS[self.root_session]
+
     def _write_ahead(self, persisted: bytes) -> None:
-        self.store.put(TREE_KEY, persisted)
+        self.store.put(self.key, persisted)
 
     def _step(self, call: Any) -> Observation:
         tree = self.tree
@@ -366,15 +401,18 @@ class ReferenceSession(RecordedSession):
                 pending=shown_to_the_human(result.interrupts),
                 final_answer=None if result.text is None else strip_marker(result.text),
             )
-        self.store.put(TREE_KEY, tree.persist())
+        self.store.put(self.key, tree.persist())
         return observation
 
     def restart(self) -> str | None:
+        """Drop every object and rebuild each root session's tree from its store."""
         try:
-            self.tree = self._build()
+            self.trees = self._build_sessions()
         except (ValueError, KeyError, TypeError) as failure:
+            self.trees = {}
             self.tree = None
             return f"{type(failure).__name__}: {failure}"
+        self.tree = self.trees.get(self.root_session)
         return None
 
     def deploy(self, tree: scenario_model.Agent) -> str | None:
@@ -392,16 +430,19 @@ class ReferenceSession(RecordedSession):
         return None if live is None else len(canonical_json(live.state.to_json()))
 
     def stored(self) -> Stored:
-        persisted = self.store.get(TREE_KEY)
+        """What the store holds for the root session steps talk to."""
+        key = self.key
+        persisted = self.store.get(key)
         if persisted is None:
             return Stored()
         continuations = tuple(
             StoredContinuation(owner=_owner_name(entry.value), size=entry.size)
             for entry in self.store.continuations()
+            if entry.key == key
         )
         if self._record_bytes is None or self._record_bytes[0] != persisted:
             try:  # the document continuations() just parsed: read, not parsed again
-                record = self.store.document(TREE_KEY)["root"]["interrupt_state"]
+                record = self.store.document(key)["root"]["interrupt_state"]
             except (ValueError, KeyError, TypeError):  # damaged: no record to measure
                 size = None
             else:

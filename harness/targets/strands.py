@@ -87,8 +87,13 @@ WITHOUT_STORED_TURNS: Final = frozenset({"corruption", "continuation_bytes"})
 # what the target can express from 1.59 on (earlier releases less: see StrandsTarget); the SDK's
 # stream processing skips a tool use with an empty id as an incomplete block
 # (strands/event_loop/streaming.py, a WARNING): the call never happens, by design; and an answer
-# is an interruptResponse block naming its interruptId: the SDK has no answer keyed by no id
-TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids", "scalar_resume"}
+# is an interruptResponse block naming its interruptId: the SDK has no answer keyed by no id;
+# and two root sessions over one agent tool (root_sessions) are not built in this adapter yet
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {
+    "empty_tool_use_ids",
+    "scalar_resume",
+    "root_sessions",
+}
 # where a retry hook counts each call's attempts: the agent's own key/value state, which the SDK
 # persists with the agent (its session, or an ephemeral sub-agent's stored turn)
 RETRIED_CALLS: Final = "harness_retried_calls"

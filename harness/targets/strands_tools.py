@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from fakes.effects import read_tally
+from fakes.effects import read_tally, read_window_calls
 from fakes.protected import CALL_FIELD
 from harness.targets.callers import CALLERS
 from scenarios.tree import tally_key
@@ -64,21 +64,28 @@ def action_tool(name: str, label: str, *, hook: bool) -> Any:
 def effect_tool(name: str, tally: bool = False) -> Any:
     """The ordinary tool ``name``: a side effect, asks nothing.  A tally one reads its counter
     from the calling agent's key/value state (``Agent.state``, which the SDK persists with the
-    agent: its session, or an ephemeral sub-agent's stored turn) and writes it back plus one."""
+    agent: its session, or an ephemeral sub-agent's stored turn) and writes it back plus one,
+    and reads the model calls its agent's sliding window counted (``ConversationManager.
+    get_state()``, which the SDK persists with the agent too), where it has one."""
     from strands import ToolContext, tool
+    from strands.agent.conversation_manager import SlidingWindowConversationManager
 
     async def run(tool_context: ToolContext) -> str:
         caller = CALLERS[tool_context.agent]
-        seen = None
+        seen = window_calls = None
         if tally:
             state = tool_context.agent.state
             seen = read_tally(state, tally_key(name))
             state.set(tally_key(name), seen + 1)
+            manager = tool_context.agent.conversation_manager
+            if isinstance(manager, SlidingWindowConversationManager):
+                window_calls = read_window_calls(manager.get_state())
         return caller.effects[name].run(
             caller.ledger,
             agent=caller.path,
             tool_use_id=tool_context.tool_use["toolUseId"],
             seen=seen,
+            window_calls=window_calls,
         )
 
     # async for the same reason as a protected action's (a deterministic history)

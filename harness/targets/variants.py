@@ -37,7 +37,7 @@ place of the reference's, and ``VARIANTS`` names each variant by its slug.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -71,8 +71,10 @@ from harness.targets.variants_continuation import (
 from harness.targets.variants_coverage import (
     GateApprovalStandsTool,
     LooseAnswerLookupTool,
+    ParkedBySharedKeyTool,
     RefusedRestoreKeepsOneAgent,
     RestoreDropsStateTool,
+    RestoreDropsUnusedWindowCountTool,
     RetryContinuesParkedTool,
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent
@@ -132,6 +134,7 @@ class VariantTree(Tree):
         gate_for: GateFactory | None = None,
         effect_tool: EffectToolFactory | None = None,
         session: str = "",
+        shared_tools: Mapping[str, SubAgentTool] | None = None,
     ) -> None:
         self.variant = variant
         self.session = session  # the session building it (its work directory)
@@ -143,6 +146,7 @@ class VariantTree(Tree):
             emit=emit,
             gate_for=gate_for,
             effect_tool=effect_tool,
+            shared_tools=shared_tools,
         )
 
     def answered_by_one(self, pending: list[str]) -> list[str]:
@@ -197,17 +201,18 @@ class VariantSession(ReferenceSession):
         if self.variant.write_ahead:
             super()._write_ahead(persisted)
 
-    def _build(self) -> Tree:
+    def _build(self, key: str = TREE_KEY, shared: dict[str, SubAgentTool] | None = None) -> Tree:
         return VariantTree(
             self.spec,
             self.variant,
             model_for=self._model_for,
             action_tool=self._action_tool,
-            persisted=self.store.get(TREE_KEY),
+            persisted=self.store.get(key),
             emit=self.public_events.append,
             gate_for=gate_for,
             effect_tool=self._effect_tool,
             session=self.session,
+            shared_tools=shared,
         )
 
 
@@ -397,10 +402,24 @@ _ALL: Final = (
         tool_class=RestoreDropsStateTool,
     ),
     Variant(
+        "restore-drops-window-count",
+        "an ephemeral sub-agent's stored turn is restored without its window's count of model "
+        "calls where the window trims before every call: the count starts again after a "
+        "restart",
+        tool_class=RestoreDropsUnusedWindowCountTool,
+    ),
+    Variant(
         "gate-approval-stands",
         "a gate approved for a call stands for its retries: a retried gated call is called "
         "again without asking its gate",
         tool_class=GateApprovalStandsTool,
+    ),
+    Variant(
+        "parked-by-shared-key",
+        "the agent tool keeps its parked sub-agents by call key alone, shared by every root "
+        "session calling it: an answer in one session resumes the sub-agent another session "
+        "parked under the same key",
+        tool_class=ParkedBySharedKeyTool,
     ),
 )
 

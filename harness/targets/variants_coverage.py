@@ -17,6 +17,7 @@ from fakes.protected import APPROVE
 from harness.reference.agent import Agent, ToolCall, ToolOutcome
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.continuation import ContinuationError
+from harness.reference.conversation import SlidingWindow
 from harness.reference.naming import (
     NotANestedId,
     split_root_visible_id,
@@ -159,4 +160,41 @@ class RestoreDropsStateTool(SubAgentTool):
         sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
         if owned and self.live is None and sub_agent is not in_memory:
             sub_agent.state.state = self.build().state.state
+        return sub_agent
+
+
+class ParkedBySharedKeyTool(SubAgentTool):
+    """Keeps the sub-agents parked in this process on the agent-tool object, by call key alone,
+    and resumes the one parked under the call's key without asking whether the caller's stored
+    turn is the one parked with it (one caller per object, as a maintainer thinking of one
+    user per process would assume).  Two root sessions of one deployment calling the same tool
+    under the same call key (each session's first model turn, the same toolUseId) then share
+    one entry: the later parking replaces the earlier, and an answer in one session resumes the
+    other session's sub-agent.  One session alone never shows it: a restart empties the map,
+    and within one root every call key is the caller's own.  Differs from the reference in
+    ``_sub_agent_for`` only."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        parked = self.parked.get(outer, (None, None))[1]
+        if owned and self.live is None and parked is not None:
+            return parked
+        return super()._sub_agent_for(caller, outer, owned=owned)
+
+
+class RestoreDropsUnusedWindowCountTool(SubAgentTool):
+    """Restores an ephemeral sub-agent's stored turn without its window's count of model calls
+    where the window trims before every model call (``per_turn`` 1), as an adapter that stores
+    the count only where it decides when to trim would: the count starts again from 0 after a
+    restart.  What the model is sent is the same (such a window trims at every call, whatever
+    the count), so no request shows it; only a read of the window's state after a restart
+    between the question and its answer does, or a later window that trims less often.
+    Differs from the reference in ``_sub_agent_for`` only."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        in_memory = self.parked.get(outer, (None, None))[1]
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        window = sub_agent.conversation_manager
+        every_call = isinstance(window, SlidingWindow) and window.per_turn == 1
+        if owned and self.live is None and sub_agent is not in_memory and every_call:
+            sub_agent.state.conversation_manager_state["model_call_count"] = 0
         return sub_agent

@@ -20,7 +20,14 @@ has it (``scenarios.classes`` recognises each as a class of ``COVERAGE``):
 * ``state_read_scenarios``: a sub-agent whose tally effect writes its key/value state before
   its question and reads it back after the resume, mostly with a restart between (the stored
   turn must carry the state); sometimes called twice (an ephemeral one starts each call anew, a
-  preserve_context one carries its count), sometimes one level further down.
+  preserve_context one carries its count), sometimes one level further down; half of them with
+  a sliding window, whose count of model calls (its conversation-manager state) the tally reads
+  too, often one that trims at every call or never has anything to trim (so only that read
+  shows a count the restore lost);
+* ``two_sessions_scenarios``: two root sessions (two users of one deployment) whose
+  orchestrators call the same ephemeral sub-agent tools, mostly under the same toolUseId (so
+  under the same call key) and with prompts of their own: both sessions' questions wait at once,
+  and are answered one session at a time, with restarts between and an answer re-sent.
 
 They are drawn within every capability (the coverage sample, ``scenarios.coverage``); a target
 that cannot express one finds those scenarios not applicable.
@@ -299,8 +306,11 @@ def state_read_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scena
         worker["actions"][0]["questions"] = 2
     if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
         worker["stateful_provider"] = True
-    if can("sliding_window") and draw(drawn.integers(0, 3)) == 0:
-        worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    if can("sliding_window") and draw(drawn.BOOLEANS):  # the window's count read back too
+        worker["window"] = {
+            "size": draw(drawn.sampled((2, 3, 40))),
+            "per_turn": draw(drawn.sampled((1, 2))),
+        }
     twice = draw(drawn.integers(0, 2)) == 0  # called again in the orchestrator's next turn
     if twice and can("preserve_context") and draw(drawn.BOOLEANS):
         worker["preserve_context"] = True  # its count carries into the second call
@@ -330,6 +340,92 @@ def state_read_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scena
     return player.scenario()
 
 
+SESSION_PROMPTS: Final = {"a": "pa", "b": "pb"}  # each root session's run
+
+
+@st.composite
+def two_sessions_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
+    """Two root sessions over one tree: each runs a prompt of its own, for which the
+    orchestrator calls the same sub-agent (sometimes a second beside it, or one asking a level
+    further down), mostly under one toolUseId with a prompt per session; both sessions' questions
+    then wait at once, and the sessions are answered in turn, restarted between, an answer
+    re-sent in its own session."""
+    can = _can(capabilities)
+    worker: dict[str, Any] = {
+        "name": "s1",
+        "actions": [{"tool": "act", "label": "s1-act"}],
+        "turns": [[{"tool": "act", "id": draw(drawn.sampled(INNER_IDS))}]],
+    }
+    if can("multi_question") and draw(drawn.integers(0, 3)) == 0:
+        worker["actions"][0]["questions"] = 2
+    if can("ordinary_tools") and draw(drawn.integers(0, 2)) == 0:
+        worker["effects"] = [{"tool": "lookup", "tally": can("agent_state")}]
+        worker["turns"].insert(0, [{"tool": "lookup", "id": "t0"}])
+    if can("stateful_provider") and draw(drawn.integers(0, 3)) == 0:
+        worker["stateful_provider"] = True
+    if can("sliding_window") and draw(drawn.integers(0, 3)) == 0:
+        worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    if draw(drawn.integers(0, 3)) == 0:  # its question asked one level further down
+        worker["sub_agents"] = [
+            {
+                "name": "s3",
+                "actions": [{"tool": "act", "label": "s3-act"}],
+                "turns": [[{"tool": "act", "id": "t1"}]],
+            }
+        ]
+        worker["turns"] = [[{"tool": "s3", "id": "n1"}]]
+        worker["actions"] = []
+    sub_agents = [worker]
+    beside = draw(drawn.integers(0, 2)) == 0  # a second sub-agent asking beside it
+    if beside:
+        sub_agents.append(
+            {
+                "name": "s2",
+                "actions": [{"tool": "act", "label": "s2-act"}],
+                "turns": [[{"tool": "act", "id": "t1"}]],
+            }
+        )
+    same_id = draw(drawn.sampled((True, True, False)))  # one call key in both sessions
+    same_prompt = draw(drawn.integers(0, 3)) == 0  # the sub-agent asked the same in both
+    prompts: dict[str, Any] = {}
+    for session, run in SESSION_PROMPTS.items():
+        call_id = "call-1" if same_id else f"call-{session}"
+        asked = "do your part" if same_prompt else f"for {session}"
+        calls = [{"tool": "s1", "id": call_id, "prompt": asked}]
+        if beside:
+            calls.insert(draw(drawn.integers(0, 1)), {"tool": "s2", "id": "call-2"})
+        prompts[run] = {"turns": [calls], "answer": f"done {session}"}
+    tree = {"name": "orchestrator", "sub_agents": sub_agents, "prompts": prompts}
+    steps: list[Step] = []
+    runs = [Run(run=run, session=session) for session, run in SESSION_PROMPTS.items()]
+    oracle = Oracle(_scenario(tree, list(runs)))
+    pending: dict[str, list[str]] = {"a": [], "b": []}
+    answers: dict[str, list[int]] = {"a": [], "b": []}
+
+    def add(step: Step) -> None:
+        steps.append(step)
+        expected = oracle.step(len(steps) - 1, step)
+        if not isinstance(step, Restart):
+            pending[getattr(step, "session", "a")] = sorted({x for x, _ in expected.pending})
+
+    restarts = can("restart")
+    first = draw(drawn.sampled(("a", "b")))
+    for session in (first, "b" if first == "a" else "a"):
+        add(Run(run=SESSION_PROMPTS[session], session=session))
+        if restarts and draw(drawn.integers(0, 3)) == 0:
+            add(Restart(restart=True))
+    while any(pending.values()) and len(steps) < 12:
+        session = draw(drawn.sampled([name for name in ("a", "b") if pending[name]]))
+        if restarts and draw(drawn.BOOLEANS):
+            add(Restart(restart=True))
+        chosen = pending[session] if draw(drawn.BOOLEANS) else pending[session][:1]
+        answers[session].append(len(steps))
+        add(Answer(answer=_responses(draw, chosen), session=session))
+        if draw(drawn.integers(0, 3)) == 0:
+            add(Resend(resend=answers[session][0], session=session))
+    return _scenario(tree, steps)
+
+
 def _has(name: str) -> Any:
     return lambda scenario: name in classes_of(scenario)
 
@@ -343,6 +439,7 @@ def coverage_family(name: str, capabilities: Capabilities = None) -> st.SearchSt
         "refused-restore-of-several": refused_restore_scenarios,
         "retried-gated-call": retried_gated_scenarios,
         "state-read-after-resume": state_read_scenarios,
+        "two-root-sessions": two_sessions_scenarios,
     }
     assert set(strategies) == set(COVERAGE), "a coverage class without a family"
     return strategies[name](capabilities=capabilities).filter(_has(name))

@@ -1,0 +1,130 @@
+"""Two root sessions (``session: b``): two users of one deployment whose orchestrators call the
+same agent-tool objects.  The oracle judges each session as if the other were not there, every
+checker judges each session's steps apart, the reference keeps them apart, and a target without
+``root_sessions`` finds such a scenario not applicable."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from harness.checkers import check
+from harness.checkers.sessions import views
+from harness.runner import run_scenario
+from harness.targets import registry
+from harness.targets.base import missing_capabilities, requirements
+from harness.targets.reference import ReferenceTarget
+from scenarios.classes import classes_of
+from scenarios.loading import REGRESSIONS, load_scenario
+from scenarios.model import Scenario
+from scenarios.oracle import expectations
+
+REGRESSION = REGRESSIONS / "coverage" / "two-root-sessions.yaml"
+
+
+def two_sessions(steps: list[Any]) -> Scenario:
+    tree = {
+        "name": "orchestrator",
+        "prompts": {
+            "pa": {"turns": [[{"tool": "s1", "id": "call-1", "prompt": "for a"}]]},
+            "pb": {"turns": [[{"tool": "s1", "id": "call-1", "prompt": "for b"}]]},
+        },
+        "sub_agents": [
+            {
+                "name": "s1",
+                "actions": [{"tool": "act", "label": "L"}],
+                "turns": [[{"tool": "act", "id": "t1"}]],
+            }
+        ],
+    }
+    return Scenario.model_validate(
+        {"description": "two users", "source": "tests", "tree": tree, "steps": steps}
+    )
+
+
+def test_an_answer_in_one_session_settles_only_that_sessions_question() -> None:
+    run_a, run_b, answer_b, restart, answer_a = expectations(
+        two_sessions(
+            [
+                {"run": "pa"},
+                {"run": "pb", "session": "b"},
+                {"answer": {"L": "approve"}, "session": "b"},
+                "restart",
+                {"answer": {"L": "deny"}},
+            ]
+        )
+    )
+    assert run_a.pending == run_b.pending == (("L", 1),)
+    assert answer_b.executions == ("L",)
+    assert answer_b.pending == ()
+    assert answer_b.served == (("L", "orchestrator/s1", "for b"),)
+    assert restart.pending == (("L", 1),)  # a's question waits through b's answer and a restart
+    assert answer_a.executions == ()
+    assert answer_a.stop_reason == "end_turn"
+
+
+def test_the_same_steps_in_one_session_would_be_judged_otherwise() -> None:
+    """The session field is what keeps b's answer off a's question: in one session, a second
+    run while a question waits is refused, and the answer settles the one question."""
+    _, second_run, answer = expectations(
+        two_sessions([{"run": "pa"}, {"run": "pb"}, {"answer": {"L": "approve"}}])
+    )
+    assert second_run.error == "allowed"
+    assert second_run.stop_reason is None
+    assert answer.served == (("L", "orchestrator/s1", "for a"),)
+
+
+def test_a_target_without_root_sessions_finds_it_not_applicable() -> None:
+    scenario = load_scenario(REGRESSION)
+    assert "root_sessions" in requirements(scenario)
+    lacking = replace(
+        ReferenceTarget.info, capabilities=ReferenceTarget.info.capabilities - {"root_sessions"}
+    )
+    assert missing_capabilities(lacking, scenario) == ["root_sessions"]
+
+    class Lacking(ReferenceTarget):
+        info = lacking
+
+    history = run_scenario(Lacking(), scenario, "two-root-sessions")
+    assert history.not_applicable == ("root_sessions",)
+    assert history.steps == ()
+    one = two_sessions([{"run": "pa"}, {"answer": {"L": "approve"}}, {"run": "pb"}])
+    assert "root_sessions" not in requirements(one)
+
+
+def test_each_session_is_judged_on_its_own_steps_and_the_restarts() -> None:
+    history = run_scenario(ReferenceTarget(), load_scenario(REGRESSION), "two-root-sessions")
+    session_a, session_b = views(history)
+    kinds = [(step.index, step.step.get("session", "a")) for step in session_b.steps]
+    assert kinds == [(0, "b"), (2, "b"), (3, "a"), (5, "b")]  # step 3 is the restart
+    assert [step.index for step in session_a.steps] == [1, 3, 4]
+    assert session_a.control is not None
+    assert len(session_a.control.steps) == 2
+    assert check(history) == []
+    one = two_sessions([{"run": "pa"}, {"answer": {"L": "approve"}}, {"run": "pb"}])
+    alone = run_scenario(ReferenceTarget(), one, "one")
+    assert views(alone) == [alone]
+
+
+def test_the_reference_keeps_the_sessions_apart_and_the_shared_key_variant_does_not() -> None:
+    scenario = load_scenario(REGRESSION)
+    history = run_scenario(ReferenceTarget(), scenario, "two-root-sessions")
+    ran = [(step.index, [run["prompt"] for run in step.executions]) for step in history.steps]
+    assert ran == [
+        (0, []),
+        (1, []),
+        (2, ["research for b"]),
+        (3, []),
+        (4, ["research for a"]),
+        (5, []),
+    ]
+    bad = run_scenario(registry.get("bad-parked-by-shared-key"), scenario, "two-root-sessions")
+    assert {violation.invariant for violation in check(bad)} == {"I2"}
+
+
+def test_the_regression_file_has_the_class() -> None:
+    assert "two-root-sessions" in classes_of(load_scenario(REGRESSION))
+    waiting_in_one = two_sessions(
+        [{"run": "pa"}, {"answer": {"L": "approve"}}, {"run": "pb", "session": "b"}]
+    )
+    assert "two-root-sessions" not in classes_of(waiting_in_one)
