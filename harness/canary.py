@@ -33,6 +33,7 @@ from harness.forking import ForkIsolated
 from harness.report import write_atomically
 from harness.runner import run_scenario
 from harness.targets import registry
+from harness.targets.base import expressible_needs
 from harness.targets.variants import REAL_RESTART_ONLY
 from scenarios import corpus
 from scenarios.loading import REGRESSIONS, load_all, regression_files
@@ -77,9 +78,8 @@ def variant_runs(
             target = ForkIsolated(variant, target)
         for name, scenario, generated in scenarios:
             history = run_scenario(target, scenario, name)
-            found.append(
-                VariantRun(variant, observe(history, scenario, check(history), generated=generated))
-            )
+            observed = observe(history, scenario, check(history), generated=generated)
+            found.append(VariantRun(variant, observed, expressible_needs(scenario)))
     return found
 
 
@@ -108,13 +108,22 @@ class Measured:
         }
 
 
+def expressible_of(stem: str, view: FindingsFile) -> frozenset[str] | None:
+    """What the target of a findings file's view (``<target>-<release>``) can express on that
+    release, read off the adapters' constants (no SDK needed); None for a target not built in."""
+    release = stem.removeprefix(f"{view.target}-")
+    minor = ".".join(release.split(".")[:2])
+    older = registry.older_releases_expressible().get(f"{view.target}-{minor}")
+    return older if older is not None else registry.built_in_expressible().get(view.target)
+
+
 def measure(views: Mapping[str, FindingsFile], runs: Sequence[VariantRun]) -> Measured:
     sample = Sample(runs)
     hidden: list[Hidden] = []
     left: list[Broadening] = []
     tried: dict[str, int] = {}
     for stem, view in sorted(views.items()):
-        hidden += hidden_runs(stem, view, runs)
+        hidden += hidden_runs(stem, view, runs, expressible_of(stem, view))
         mine, tried[stem] = unchallenged(stem, view, sample)
         left += mine
     return Measured(tuple(hidden), tuple(left), tried)

@@ -897,3 +897,13 @@ def test_a_variant_run_a_class_excuses_whole_is_its_bug_only_where_its_demonstra
     assert (hidden.scenario, hidden.excused_by) == ("generated-007", ("shared-call-id",))
     assert hidden.same_bug == same_bug
     assert ("same_bug" in hidden.to_json()) == bool(same_bug)
+
+
+def test_a_variant_run_the_files_target_cannot_express_is_never_hidden(tmp_path: Path) -> None:
+    """No bug of the SDK can pass unseen in a scenario the SDK never runs."""
+    document = document_of(tmp_path, RECORDED + PLAIN_CLASS)
+    generated = run((OTHER_ACTION, "answer"), scenario="generated-007", generated=True)
+    needing = [VariantRun("bad-x", generated, frozenset({"restart", "empty_tool_use_ids"}))]
+    assert hidden_runs("sdk-1.0", document, needing, frozenset({"restart", "retries"})) == []
+    assert hidden_runs("sdk-1.0", document, needing, frozenset({"restart", "empty_tool_use_ids"}))
+    assert hidden_runs("sdk-1.0", document, needing)  # a target not known: every run is asked

@@ -116,6 +116,8 @@ class VariantRun:
 
     variant: str
     run: Observed
+    # what a target must express to run the scenario (harness.targets.base.expressible_needs)
+    needs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, order=True)
@@ -195,7 +197,12 @@ def _same_bug(
     return tuple(shown)
 
 
-def hidden_runs(file: str, document: FindingsFile, runs: Iterable[VariantRun]) -> list[Hidden]:
+def hidden_runs(
+    file: str,
+    document: FindingsFile,
+    runs: Iterable[VariantRun],
+    expressible: frozenset[str] | None = None,
+) -> list[Hidden]:
     """The variant's generated runs with violations that ``document`` excuses whole, each judged
     alone (as if the variant were the file's target).  A regression finding names the exact
     sentences of its one scenario, so a variant that shows them there shows the SDK's failure
@@ -203,7 +210,9 @@ def hidden_runs(file: str, document: FindingsFile, runs: Iterable[VariantRun]) -
     whole is marked ``same_bug`` where, for each of them, the variant also fails on a regression
     file the class names as its demonstration (``shown_by``) only as the SDK's recorded finding
     there says, the class's bug among it (``shows_the_class``): then the class excuses the bug it
-    records, not a look-alike, and no witness could tell the two apart."""
+    records, not a look-alike, and no witness could tell the two apart.  A run of a scenario the
+    file's target cannot express (``expressible``, None: all it is asked) is not asked: the SDK
+    never runs it, so no bug of the SDK could pass unseen there."""
     runs = tuple(runs)
     regressions: dict[str, dict[str, Observed]] = {}
     for each in runs:
@@ -212,6 +221,8 @@ def hidden_runs(file: str, document: FindingsFile, runs: Iterable[VariantRun]) -
     found = []
     for each in runs:
         if not (each.run.generated and each.run.violations):
+            continue
+        if expressible is not None and not each.needs <= expressible:
             continue
         verdict = judge_findings(document, [each.run])
         if verdict.new:
