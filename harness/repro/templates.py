@@ -158,6 +158,6 @@ def main(store: str, start: int = 0, failures: int = 0, asked: tuple = (), **see
 if __name__ == "__main__":
     if len(sys.argv) > 2:  # a new process after a restart: it goes on where it is told  #?restart
         raise SystemExit(main(sys.argv[1], **json.loads(sys.argv[2])))  #?restart
-    with tempfile.TemporaryDirectory() as store:  # where the SDK stores what a restart reads
+    with tempfile.TemporaryDirectory() as store:  # the directory the SDK stores in
         raise SystemExit(main(store))
 """
