@@ -20,11 +20,9 @@ import subprocess
 from importlib.metadata import version
 from pathlib import Path
 
-import yaml
-
 from harness.checkers import CHECKERS, applicable
 from harness.diagram import diagram
-from harness.repro.sources import findings_files
+from harness.findings.loading import load_document
 from harness.runner import run_scenario
 from harness.targets import registry
 from scenarios.loading import REGRESSIONS, load_scenario
@@ -37,13 +35,13 @@ def mmdc() -> str:
 
 
 def recorded_regression_files() -> list[str]:
+    """The regression files the findings that judge the installed release record (its own file,
+    or the file of a range of releases that covers it), each once, in the file's order."""
     installed = version("strands-agents")
-    for release, path in findings_files("strands"):
-        if ".".join(map(str, release)) == installed:
-            document = yaml.safe_load(path.read_text(encoding="utf-8"))
-            names = [entry["scenario"] for entry in document["findings"]]
-            return [name for name in names if (REGRESSIONS / f"{name}.yaml").exists()]
-    raise AssertionError(f"strands-agents {installed} has no findings file")
+    document = load_document("strands", installed, None)
+    assert document is not None, f"strands-agents {installed} has no findings file"
+    names = dict.fromkeys(entry.scenario for entry in document.findings)
+    return [name for name in names if (REGRESSIONS / f"{name}.yaml").exists()]
 
 
 def test_the_diagrams_of_the_regression_findings_render_in_a_browser(tmp_path: Path) -> None:

@@ -288,10 +288,99 @@ def test_a_script_for_one_bug_checks_the_events_only_for_a_bug_of_i8() -> None:
     assert check in reproducer("strands", "c", scenario, invariants=frozenset({"I8"}))
 
 
-@pytest.mark.parametrize("stem", ["clone-sub-agents", "resume-without-id-two-pending"])
-def test_a_reproducer_refuses_what_its_templates_cannot_send(stem: str) -> None:
-    """A tool name apart from the agent's, or an answer without an id, is named as not
-    expressible, never written as a reproducer that sends something else."""
-    scenario = load_scenario(REGRESSIONS / f"{stem}.yaml")
-    with pytest.raises(NotExpressible, match=r"tool_name|resume"):
-        reproducer("strands", stem, scenario)
+def test_a_sub_agent_called_by_a_tool_name_of_its_own_keeps_its_agents_name() -> None:
+    """clone-sub-agents: two tools, left and right, over two agents both named worker.  The
+    script calls each by its tool's name and names each agent worker where the SDK takes an
+    agent's name (openai-agents keyed its restored approvals by it: #5141)."""
+    scenario = load_scenario(REGRESSIONS / "clone-sub-agents.yaml")
+    subs = plan_of("c", scenario, "").tree["subs"]
+    named_apart = [(sub["name"], sub["agent"]) for sub in subs]
+    assert named_apart == [("left", "worker"), ("right", "worker")]
+    names = {
+        "openai-agents": "Agent(name=own,",
+        "langgraph": "name=own)",
+        "langgraph-subgraph-node": 'name=spec.get("agent", spec["name"]))',
+    }
+    one_name = load_scenario(REGRESSIONS / "deep-nesting.yaml")
+    for target, named in names.items():
+        assert named in reproducer(target, "c", scenario), target
+        assert named not in reproducer(target, "d", one_name), target
+
+
+def test_an_answer_naming_no_question_is_a_scalar_resume_on_langgraph() -> None:
+    """resume: approve is sent as LangGraph's Command(resume=value), keyed by no interrupt id."""
+    scenario = load_scenario(REGRESSIONS / "resume-without-id-two-pending.yaml")
+    for target in ("langgraph", "langgraph-subgraph-node"):
+        script = reproducer(target, "r", scenario)
+        assert "['resume', 'approve']" in script
+        assert "inputs = Command(resume=given[0])" in script
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [("strands", "interruptResponse naming its interruptId"), ("openai-agents", "RunState")],
+)
+def test_a_target_that_cannot_send_an_answer_naming_no_question_says_why_in_one_line(
+    target: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["repro", "resume-without-id-two-pending", "--target", target]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"resume-without-id-two-pending: a {target} reproducer cannot express it: uses an answer "
+        "naming no question (resume:): "
+    )
+    assert reason in err
+    assert err.count("\n") == 1
+
+
+# a stand-in SDK of the standard library only: a run asks the root's own question, an answer to
+# a question it knows of runs the action; MEMORY is what a process keeps apart from its storage
+TOY_IMPORTS = """\
+import json
+import re
+import subprocess  #?restart
+import sys  #?restart
+import tempfile
+from collections import namedtuple
+from pathlib import Path
+"""
+TOY_SECTION = r"""
+MEMORY = {}
+
+
+def build(store: str) -> dict:
+    return {"saved": Path(store, "asked.json")}
+
+
+def advance(app: dict, given) -> tuple:
+    if isinstance(given, str):
+        asked = [Pending("q-1", "deploy", 1, None)]
+        MEMORY["asked"] = asked
+        app["saved"].write_text(json.dumps(asked))  #?stored
+        return "interrupt", asked, None, None, []
+    known = MEMORY.get("asked") or []
+    known = [Pending(*p) for p in json.loads(app["saved"].read_text())]  #?stored
+    if not [p for p in known if p.id == given[0][0]]:
+        return None, [], None, "no such question", []
+    RAN.append("deploy")
+    return "end_turn", [], "done", None, []
+"""
+
+
+@pytest.mark.parametrize(("stored", "due"), [(False, 1), (True, 0)])
+def test_a_restart_keeps_nothing_of_the_process_but_what_was_stored(
+    stored: bool, due: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The script goes on after a restart in a new interpreter: a question the stand-in SDK kept
+    only in its process's memory is gone (the answer finds nothing: exit 1, as openai-agents
+    0.9.0's weakref cache, #2487), one it stored in the script's directory is found (exit 0).
+    The stand-in imports nothing but the standard library, so this runs in CI at no SDK's cost."""
+    section = select(TOY_SECTION, {"stored"} if stored else set())
+    monkeypatch.setitem(HOOKS, "toy", Hook("toy", TOY_IMPORTS, section, events=False))
+    script = reproducer("toy", "green", parse_scenario(GREEN, "green"))
+    assert "subprocess.run([sys.executable, __file__, store, json.dumps(seen)])" in script
+    ran = run_alone(script, tmp_path)
+    assert ran.returncode == due, ran.stdout + ran.stderr
+    assert "[1] restart: the steps go on in a new process" in ran.stdout
+    assert ("FAIL:" in ran.stdout) == (not stored)
+    assert not ran.stderr

@@ -59,17 +59,31 @@ class Hook:
     events: bool = True
     # what of the templates this target always uses
     always: frozenset[str] = frozenset()
+    # what of the templates (``features``) the SDK cannot express, each with the reason
+    refuses: Mapping[str, str] = field(default_factory=dict)
 
 
-# needs_approval asks once per tool call: an action cannot ask a second question
-ONE_QUESTION: Final = {
-    "multi-question actions": lambda agent: any(action.questions > 1 for action in agent.actions)
+# what the templates' features are in a scenario file, to name them in a refusal
+FIELDS: Final = {
+    "questions": "an action asking more than once (questions:)",
+    "resume": "an answer naming no question (resume:)",
+}
+STRANDS_REFUSES: Final = {
+    "resume": "strands-agents takes an answer only as an interruptResponse naming its "
+    "interruptId: it has no answer keyed by no id",
+}
+OPENAI_AGENTS_REFUSES: Final = {
+    "questions": "needs_approval asks once per tool call",
+    "resume": "an answer is RunState.approve or reject of one pending item: the SDK has no "
+    "answer naming none",
 }
 
 
 # each target with a reproducer hook
 HOOKS: Final = {
-    "strands": Hook(strands.DISTRIBUTION, strands.IMPORTS, strands.SECTION),
+    "strands": Hook(
+        strands.DISTRIBUTION, strands.IMPORTS, strands.SECTION, refuses=STRANDS_REFUSES
+    ),
     **{
         target: Hook(
             langgraph.DISTRIBUTION,
@@ -83,8 +97,8 @@ HOOKS: Final = {
         openai_agents.DISTRIBUTION,
         openai_agents.IMPORTS,
         openai_agents.SECTION,
-        ONE_QUESTION,
         events=False,
+        refuses=OPENAI_AGENTS_REFUSES,
     ),
 }
 
@@ -161,6 +175,10 @@ def reproducer(
     data = f"TREE = {literal(plan.tree, 7)}\n{STEPS_COMMENT}\nSTEPS = {literal(steps, 8)}"
     body = "\n".join((section.imports, data, templates.RECORDS, section.section, templates.CHECKS))
     used = features(plan, section)
+    if refused := sorted(used & set(section.refuses)):
+        raise NotExpressible(
+            "; ".join(f"uses {FIELDS.get(name, name)}: {section.refuses[name]}" for name in refused)
+        )
     if invariants is not None and "I8" not in invariants:
         used.discard("stores")
     return (
@@ -175,7 +193,7 @@ def features(plan: Plan, hook: Hook) -> set[str]:
     kinds = {step[0] for step in plan.steps}
     answers = [step for step in plan.steps if step[0] == "answer"]
     agents = list(_agents(plan.tree))
-    found = {kind for kind in ("restart", "resend") if kind in kinds}
+    found = {kind for kind in ("restart", "resend", "resume") if kind in kinds}
     found |= {"rerun"} if sum(step[0] == "run" for step in plan.steps) > 1 else set()
     found |= {"by_id"} if any(len(step) > 2 and step[2] for step in answers) else set()
     found |= {"by_call"} if any(len(step) > 3 and step[3] for step in answers) else set()
@@ -186,6 +204,7 @@ def features(plan: Plan, hook: Hook) -> set[str]:
     found |= {"stores"} if hook.events and asks_below and advancing > 1 else set()
     found |= {"prompts"} if any(isinstance(agent["turns"], dict) for agent in agents) else set()
     found |= {"preserve"} if any(agent.get("preserve") for agent in agents) else set()
+    found |= {"agent"} if any("agent" in agent for agent in agents) else set()
     found |= {"questions"} if any(agent.get("questions") for agent in agents) else set()
     errors = {want[3] for want in plan.expected if want is not None}
     return found | {f"error_{kind}" for kind in errors} | hook.always

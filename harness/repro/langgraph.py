@@ -5,7 +5,8 @@ call ``langgraph.types.interrupt``, and the root graph on a ``SqliteSaver`` whos
 opens again; sub-agent graphs inherit it (``checkpointer=None`` ephemeral, ``True`` for
 preserve_context).  ``tools``: every agent the prebuilt ReAct agent, a sub-agent a tool invoking
 its graph; ``subgraph-node``: a hand-built ``StateGraph``, a ``Send`` per tool call, a sub-agent
-a node.  Answers go in as ``Command(resume={interrupt id: response})``."""
+a node.  Answers go in as ``Command(resume={interrupt id: response})``, a resume (an answer
+keyed by no id) as ``Command(resume=response)``."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import json
 import logging
 import re
 import sqlite3
+import subprocess  #?restart
+import sys  #?restart
 import tempfile
 import warnings
 from collections import namedtuple
@@ -88,7 +91,9 @@ def build(store: str, spec: dict = TREE, path: str = ""):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model = ScriptedModel(agent=spec, path=path)
-        return create_react_agent(model, tools, checkpointer=saver, name=spec["name"])
+        return create_react_agent(model, tools, checkpointer=saver, name=spec["name"])  #?!agent
+        own = spec.get("agent", spec["name"])  # its own name, apart from its tool's  #?agent
+        return create_react_agent(model, tools, checkpointer=saver, name=own)  #?agent
 '''
 
 SUBGRAPH_NODES: Final = r'''
@@ -128,7 +133,8 @@ def build(store: str, spec: dict = TREE, path: str = ""):
     saver = spec.get("preserve") or None  # a sub-agent's: the root's, per call or per thread
     if "/" not in path:
         saver = SqliteSaver(sqlite3.connect(f"{store}/checkpoints.sqlite", check_same_thread=False))
-    return graph.compile(checkpointer=saver, name=spec["name"])
+    return graph.compile(checkpointer=saver, name=spec["name"])  #?!agent
+    return graph.compile(checkpointer=saver, name=spec.get("agent", spec["name"]))  #?agent
 '''
 
 ADVANCE: Final = r'''
@@ -137,12 +143,16 @@ ADVANCE: Final = r'''
 def advance(root, given: str | list) -> tuple:
     """One step: (stop reason, questions pending, final answer, error, public events)."""
     config = {"configurable": {"thread_id": "orchestrator"}, "max_concurrency": 1}
-    prompt = {"messages": [HumanMessage(given)]} if isinstance(given, str) else None
+    inputs = {"messages": [HumanMessage(given)]} if isinstance(given, str) else None
+    #?resume{
+    if isinstance(given, tuple):  # a resume: its one answer, keyed by no interrupt id
+        inputs = Command(resume=given[0])
+    #?}
     errors, events, handler = [], [], logging.Handler(logging.ERROR)
     handler.emit = lambda record: errors.append(record.getMessage())
     logging.getLogger("langgraph").addHandler(handler)
     try:
-        events += root.stream(prompt or Command(resume=dict(given)), config, stream_mode="updates")
+        events += root.stream(inputs or Command(resume=dict(given)), config, stream_mode="updates")
         messages = root.get_state(config).values["messages"]
     except Exception as failure:
         return None, [], None, f"{type(failure).__name__}: {failure}", events

@@ -18,6 +18,8 @@ import asyncio  #?restart
 import json
 import logging
 import re
+import subprocess  #?restart
+import sys  #?restart
 import tempfile
 from collections import Counter, namedtuple
 from pathlib import Path
@@ -65,32 +67,35 @@ def action(name: str, label: str):
 def agent(spec: dict, path: str, store: str) -> Agent:
     tools = [action(name, label) for name, label in spec.get("actions", {}).items()]
     for sub in spec.get("subs", []):
+        as_tool = agent(sub, f"{path}/{sub['name']}", store).as_tool
         #?preserve{
         kept = {}
         if sub.get("preserve"):
             key = f"{path}/{sub['name']}".replace("/", "--")
             kept["session"] = SQLiteSession(session_id=key, db_path=f"{store}/sessions.sqlite3")
+        tools.append(as_tool(tool_name=sub["name"], tool_description="A sub-agent.", **kept))
         #?}
-        kept = {}  #?!preserve
-        tools.append(agent(sub, f"{path}/{sub['name']}", store).as_tool(
-            tool_name=sub["name"], tool_description=f"Sub-agent {sub['name']}.", **kept))
-    return Agent(name=spec["name"], model=ScriptedModel(spec, path), tools=tools)
+        tools.append(as_tool(tool_name=sub["name"], tool_description="A sub-agent."))  #?!preserve
+    return Agent(name=spec["name"], model=ScriptedModel(spec, path), tools=tools)  #?!agent
+    own = spec.get("agent", spec["name"])  # its own name, apart from its tool's  #?agent
+    return Agent(name=own, model=ScriptedModel(spec, path), tools=tools)  #?agent
 
 
 def build(store: str) -> dict:
     """The tree, and the interrupted run read back from its stored RunState, if any."""
     set_tracing_disabled(True)  # no trace export: nothing leaves this process
     root, saved = agent(TREE, TREE["name"], store), Path(store, "run_state.json")
-    state = None
-    if saved.exists():  #?restart
-        state = asyncio.run(RunState.from_json(root, json.loads(saved.read_text())))  #?restart
+    state = None  #?!restart
+    #?restart{
+    state = saved.exists() and asyncio.run(RunState.from_json(root, json.loads(saved.read_text())))
+    #?}
     return {"root": root, "state": state, "saved": saved}
 
 
 def pending_of(state) -> dict:
     """Each pending approval by what a human sees of it: agent, tool, call id (numbered)."""
     seen, shown = Counter(), {}
-    for item in state.get_interruptions() if state is not None else []:
+    for item in state.get_interruptions() if state else []:
         key = f"{item.agent.name}:{item.tool_name}:{getattr(item.raw_item, 'call_id', None)}"
         seen[key] += 1
         shown[key if seen[key] == 1 else f"{key}#{seen[key] - 1}"] = item
@@ -98,10 +103,15 @@ def pending_of(state) -> dict:
 
 
 def shown(state) -> list:
+    #?by_call{
     return [Pending(key, item.agent.model.agent["actions"][item.tool_name], 1,
-                    json.loads(item.raw_item.arguments or "{}").get("call"))  #?by_call
-                    None)  #?!by_call
+                    json.loads(item.raw_item.arguments or "{}").get("call"))
             for key, item in pending_of(state).items()]
+    #?}
+    #?!by_call{
+    return [Pending(key, item.agent.model.agent["actions"][item.tool_name], 1, None)
+            for key, item in pending_of(state).items()]
+    #?}
 
 
 def advance(app: dict, given: str | list) -> tuple:
@@ -117,7 +127,7 @@ def advance(app: dict, given: str | list) -> tuple:
                 raise LookupError(f"no pending approval matches {unknown}: nothing was answered")
             for key, response in given:
                 (state.approve if response == "approve" else state.reject)(current[key])
-        elif app["state"] is not None:  #?rerun
+        elif app["state"]:  #?rerun
             raise RuntimeError("a run is waiting for approvals: answer it first")  #?rerun
         result = Runner.run_sync(app["root"], given if isinstance(given, str) else app["state"])
     except Exception as failure:

@@ -20,7 +20,8 @@ from scenarios.tree import Call
 DEFAULT_PROMPT: Final = Call.model_fields["prompt"].default  # what a call asks, unless it says
 
 # what the templates express: protected actions that ask through the tool's own interrupt,
-# sub-agents (ephemeral or preserve_context with a session), run/answer/resend/restart steps
+# sub-agents (ephemeral or preserve_context with a session, called by their agent's name or a
+# tool name of their own), run/answer/resume/resend/restart steps; what they do not, named here
 TREE_FEATURES: Final[dict[str, Callable[[Agent], bool]]] = {
     "hook": lambda agent: any(action.hook for action in agent.actions),
     "gate": lambda agent: agent.gate is not None,
@@ -32,7 +33,6 @@ TREE_FEATURES: Final[dict[str, Callable[[Agent], bool]]] = {
     "stateful_provider": lambda agent: agent.stateful_provider,
     "effects": lambda agent: bool(agent.effects),
     "session_store: false": lambda agent: agent.preserve_context and not agent.session_store,
-    "tool_name": lambda agent: agent.tool_name is not None,
 }
 
 
@@ -44,14 +44,16 @@ class NotExpressible(ValueError):
 class Plan:
     """One scenario as a reproducer replays it.
 
-    ``tree``: each agent as ``{"name", "preserve", "actions": {tool: label}, "questions":
-    {label: n}, "subs": [...], "turns": [[[tool, id, prompt], ...], ..., answer]}`` (the
-    tool-calling turns, then the answer text; by prompt, ``"*"`` for any other, where the
-    agent's script depends on it; a call's prompt, ``preserve``, ``actions``, ``questions`` (an
-    action asking more than once) and ``subs`` only where they say something).  ``steps``:
-    ``["run", prompt]``, ``["answer", [[label, response], ...], [[id, response], ...], [[label,
-    prompt, response], ...]]``,
-    ``["resend", index]`` or ``["restart"]`` (an answer's empty lists at its end left out).
+    ``tree``: each agent as ``{"name", "agent", "preserve", "actions": {tool: label},
+    "questions": {label: n}, "subs": [...], "turns": [[[tool, id, prompt], ...], ..., answer]}``
+    (``name`` what its caller calls it by, ``agent`` its own name where that differs (a
+    ``tool_name``); the tool-calling turns, then the answer text; by prompt, ``"*"`` for any
+    other, where the agent's script depends on it; a call's prompt, ``agent``, ``preserve``,
+    ``actions``, ``questions`` (an action asking more than once) and ``subs`` only where they
+    say something).  ``steps``: ``["run", prompt]``, ``["answer", [[label, response], ...],
+    [[id, response], ...], [[label, prompt, response], ...]]`` (its empty lists at its end left
+    out), ``["resume", response]`` (one answer naming no question), ``["resend", index]`` or
+    ``["restart"]``.
     ``expected``: per step (None for a restart) ``[pending ("label#question"), labels that
     run, final answer, error ("required" | "forbidden" | "allowed")]``.
     """
@@ -83,7 +85,7 @@ def plan_of(
         if isinstance(step, Run):
             steps.append(["run", step.run])
         elif isinstance(step, Answer) and step.resume is not None:
-            used.append("resume")  # the templates send answers by label, call or id only
+            steps.append(["resume", step.resume])  # one answer keyed by no question
         elif isinstance(step, Answer):
             given: list[Any] = [
                 [[label, response] for label, response in step.answer.items()],
@@ -134,7 +136,9 @@ def agent_data(agent: Agent) -> dict[str, Any]:
     if agent.prompts:
         turns = {p: played(agent.turns_for(p), agent.answer_for(p)) for p in agent.prompts}
         turns["*"] = played(agent.turns, agent.answer)
-    data: dict[str, Any] = {"name": agent.name}
+    data: dict[str, Any] = {"name": agent.tool}
+    if agent.tool_name is not None:
+        data["agent"] = agent.name
     if agent.preserve_context:
         data["preserve"] = True
     if agent.actions:

@@ -15,6 +15,8 @@ import asyncio
 import json
 import logging
 import re
+import subprocess  #?restart
+import sys  #?restart
 import tempfile
 from collections import namedtuple
 

@@ -57,7 +57,7 @@ NEEDS: Final = (
 )
 
 RECORDS: Final = r'''
-RAN: list[str] = []  # the protected actions that ran, in order (outlives restarts)
+RAN: list[str] = []  # the protected actions that ran in this process, in order
 PLAYED: list[tuple] = []  # each model turn: (step, agent path, its mark, calls tools)  #?stores
 STEP = [0]  #?stores
 MARK = re.compile(r'^\[\[turn (\d+) of ("(?:[^"\\]|\\.)*")\]\]')
@@ -85,72 +85,79 @@ def next_turn(agent: dict, path: str, said: list) -> tuple[str, list]:
 '''
 
 CHECKS: Final = r"""
-#?stores{
-def plain(value: object) -> object:  # an event's objects, as JSON can hold them
-    dump = getattr(value, "model_dump", None)
-    return dump() if callable(dump) else repr(value)
-
-
+def main(store: str) -> int:  #?!restart
+#?restart{
+def main(store: str, start: int = 0, failures: int = 0, asked: tuple = (), **seen: object) -> int:
+    asked, sent = [Pending(*p) for p in asked], seen.get("sent", {})  #?resend
+    asked = [Pending(*p) for p in asked]  #?!resend
+    PLAYED[:] = seen.get("played", [])  #?stores
 #?}
-def main() -> int:
+#?!restart{
     failures, asked, sent = 0, [], {}  #?resend
     failures, asked = 0, []  #?!resend
-    with tempfile.TemporaryDirectory() as store:
-        app = build(store)
-        for index, (step, want) in enumerate(STEPS):
-            STEP[0], given, before = index, step[-1], len(RAN)  #?stores
-            given, before = step[-1], len(RAN)  #?!stores
-            #?restart{
-            if step[0] == "restart":
-                app = build(store)  # every object dropped: the tree rebuilt from storage
-                print(f"[{index}] restart")
-                continue
+#?}
+    app = build(store)
+    for index, (step, want) in enumerate(STEPS[start:], start):  #?restart
+    for index, (step, want) in enumerate(STEPS):  #?!restart
+        STEP[0], given, before = index, step[-1], len(RAN)  #?stores
+        given, before = step[-1], len(RAN)  #?!stores
+        #?restart{
+        if step[0] == "restart":  # this process ends: a new one rebuilds the tree from storage
+            seen = dict(start=index + 1, failures=failures, asked=asked, played=PLAYED)  #?stores
+            seen = dict(start=index + 1, failures=failures, asked=asked)  #?!stores
+            seen["sent"] = sent  #?resend
+            print(f"[{index}] restart: the steps go on in a new process", flush=True)
+            return subprocess.run([sys.executable, __file__, store, json.dumps(seen)]).returncode
+        #?}
+        pending, ran, final, error = want
+        if step[0] == "resend":  #?resend
+            given = sent[str(step[1])]  #?resend
+        if step[0] == "answer":  # by label (by label and the call's prompt, by id)
+            answers = [*step[1:], [], []]  #?by_any
+            given = [(p.id, r) for at, r in step[1] for p in asked if p.action == at]
+            #?by_call{
+            given += [(p.id, r) for at, prompt, r in answers[2] for p in asked
+                      if (p.action, p.prompt) == (at, prompt)]
             #?}
-            pending, ran, final, error = want
-            if step[0] == "resend":  #?resend
-                given = sent[step[1]]  #?resend
-            if step[0] == "answer":  # by label (by label and the call's prompt, by id)
-                answers = [*step[1:], [], []]  #?by_any
-                given = [(p.id, r) for at, r in step[1] for p in asked if p.action == at]
-                #?by_call{
-                given += [(p.id, r) for at, prompt, r in answers[2] for p in asked
-                          if (p.action, p.prompt) == (at, prompt)]
-                #?}
-                given += [tuple(i) for i in answers[1]]  #?by_id
-            sent[index] = given  #?resend
-            stop, shown, said, seen_error, events = advance(app, given)  #?stores
-            stop, shown, said, seen_error, _ = advance(app, given)  #?!stores
-            asked, now = shown if stop is not None else asked, RAN[before:]
-            labels = sorted(f"{p.action}#{p.question}" for p in shown)
-            print(f"[{index}] {step[0]} {json.dumps(step[1:])}: stop {stop}, pending {labels}, "
-                  f"ran {now}, final {said!r}, error {seen_error}")
-            problems = [problem for failed, problem in [
-                (sorted(now) != ran, f"expected {ran} to run; ran {now}"),
-                #?error_required{
-                (error == "required" and not seen_error, "expected a loud refusal; saw none"),
-                #?}
-                #?error_forbidden{
-                (error == "forbidden" and seen_error, f"expected no error; saw {seen_error}"),
-                #?}
-                (stop and labels != pending, f"expected pending {pending}; saw {labels}"),
-                (final is not None and said != final, f"expected answer {final!r}; saw {said!r}"),
-            ] if failed]
-            #?stores{
-            # a sub-agent's turn stored at an earlier step (not played again now) in a public event
-            played = {(path, mark) for at, path, mark, _ in PLAYED if at == index}
-            stored = {json.dumps(mark) for at, path, mark, calls in PLAYED
-                      if at < index and calls and "/" in path and (path, mark) not in played}
-            texts = json.dumps(events, default=plain)
-            problems += [f"a public event carries the stored turn {mark}"
-                         for mark in sorted(stored) if mark in texts]
+            given += [tuple(i) for i in answers[1]]  #?by_id
+        given = (step[1],) if step[0] == "resume" else given  # one answer, keyed by no id  #?resume
+        sent[str(index)] = given  #?resend
+        stop, shown, said, seen_error, events = advance(app, given)  #?stores
+        stop, shown, said, seen_error, _ = advance(app, given)  #?!stores
+        asked, now = shown if stop is not None else asked, RAN[before:]
+        labels = sorted(f"{p.action}#{p.question}" for p in shown)
+        print(f"[{index}] {step[0]} {json.dumps(step[1:])}: stop {stop}, pending {labels}, "
+              f"ran {now}, final {said!r}, error {seen_error}")
+        problems = [problem for failed, problem in [
+            (sorted(now) != ran, f"expected {ran} to run; ran {now}"),
+            #?error_required{
+            (error == "required" and not seen_error, "expected a loud refusal; saw none"),
             #?}
-            for problem in problems:
-                print(f"    FAIL: {problem}")
-            failures += len(problems)
+            #?error_forbidden{
+            (error == "forbidden" and seen_error, f"expected no error; saw {seen_error}"),
+            #?}
+            (stop and labels != pending, f"expected pending {pending}; saw {labels}"),
+            (final is not None and said != final, f"expected answer {final!r}; saw {said!r}"),
+        ] if failed]
+        #?stores{
+        # a sub-agent's turn stored at an earlier step (not played again now) in a public event
+        played = {(path, mark) for at, path, mark, _ in PLAYED if at == index}
+        stored = {json.dumps(mark) for at, path, mark, calls in PLAYED
+                  if at < index and calls and "/" in path and (path, mark) not in played}
+        texts = json.dumps(events, default=lambda v: getattr(v, "model_dump", lambda: repr(v))())
+        problems += [f"a public event carries the stored turn {mark}"
+                     for mark in sorted(stored) if mark in texts]
+        #?}
+        for problem in problems:
+            print(f"    FAIL: {problem}")
+        failures += len(problems)
     print(f"{failures} check(s) failed: the bug is there" if failures else "every check holds")
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    if len(sys.argv) > 2:  # a new process after a restart: it goes on where it is told  #?restart
+        raise SystemExit(main(sys.argv[1], **json.loads(sys.argv[2])))  #?restart
+    with tempfile.TemporaryDirectory() as store:  # the directory the SDK stores in
+        raise SystemExit(main(store))
 """

@@ -5,10 +5,11 @@ and the standard library, for this framework's tracker.
 The section (``SECTION``, pasted into the script) builds the tree with tinyagents' public API: a
 model is a function from the conversation to the assistant's reply, a protected action a tool
 asking through ``Call.ask``, a sub-agent ``agent_tool``.  The root's state (the whole tree's) is
-written to a file in the script's storage directory after every step, and a restart builds the
-tree again from that file, as the adapter (``harness_target``) keeps it.  tinyagents has no
-public events and no sessions: a sub-agent keeps its state in its caller's parked turn, so a
-scenario with a ``preserve_context`` sub-agent is refused.
+written to a file in the script's storage directory after every step, and a restart (the script
+going on in a new process) builds the tree again from that file, as the adapter
+(``harness_target``) keeps it.  tinyagents has no public events and no sessions: a sub-agent
+keeps its state in its caller's parked turn, so a scenario with a ``preserve_context`` sub-agent
+is refused.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from harness.repro import Hook
 IMPORTS: Final = """\
 import json
 import re
+import subprocess  #?restart
+import sys  #?restart
 import tempfile
 from collections import namedtuple
 from functools import partial
@@ -91,4 +94,5 @@ HOOK: Final = Hook(
     # a sub-agent keeps its turn in its caller's parked turn: no session of its own
     cannot={"preserve_context": lambda agent: agent.preserve_context},
     events=False,
+    refuses={"resume": "Agent.resume takes answers keyed by question id only"},
 )
