@@ -5,18 +5,18 @@ A verification tool whose red can be noise teaches its users to ignore red.  Thi
 ``python -m harness check`` with the same options several times, each in a fresh process with
 another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times under contention
 (so threads, event loops and background writers in an SDK or an adapter are scheduled
-differently).  Contention is ``CONTENTION``: where the system can pin a process to a core
-(Linux), the run is pinned to one core and a busy process pinned to the same one takes a share
-of it, so every thread of the run waits for a core it shares, as on a machine busier than its
-cores; elsewhere one busy process per core competes.  A busy process runs ``BUSY_NICENESS``
-nicer than the run (so at niceness 5 when the run is at 0): the scheduler gives it about a quarter of the core, in slices of a few
-milliseconds, so the run is still cut off at arbitrary points many times a second, and the
-contended run costs the machine a third more than its own CPU time, not twice as much.  Pinned,
-it takes part of one core, not all of them: in CI the other environments keep the rest.  Every
-file each run writes (the conformance report, the generator statistics, and
+differently).  Contention is ``CONTENTION``: where the system can pin a process to a core (Linux),
+the run is pinned to one core and a busy process pinned to the same one takes a share of it, so
+every thread of the run waits for a core it shares, as on a machine busier than its cores;
+elsewhere one busy process per core competes.  A busy process runs ``BUSY_NICENESS`` nicer than the
+run (at niceness 5 when the run is at 0): the scheduler gives it about a quarter of the core, in
+slices of a few milliseconds, so the run is still cut off at arbitrary points many times a second,
+and the contended run costs the machine a third more than its own CPU time, not twice as
+much.  Pinned, it takes part of one core, not all of them: in CI the other environments keep the
+rest.  Every file each run writes (the conformance report, the generator statistics, and
 ``histories.sha256``, a digest of every recorded history) must equal the first run's.  The busy
-processes are ended as soon as their run is over, and stop by themselves after
-``CONTENTION_LIMIT`` seconds or when the process that started them is gone.
+processes are ended as soon as their run is over, and stop by themselves after ``CONTENTION_LIMIT``
+seconds or when the process that started them is gone.
 
 Its own report holds no timing: the same differences give the same bytes.
 """
