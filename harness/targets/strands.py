@@ -163,6 +163,7 @@ class StrandsSession(RebuildingSession):
         # the steps talk to
         self.root_session = "a"
         self.roots: dict[str, Any] = {}
+        self.agent_tools: dict[str, Any] = {}  # the roots' agent tools, by path
         self.root: Any = self._build()
 
     def deploy(self, tree: scenario_model.Agent) -> str | None:
@@ -178,11 +179,11 @@ class StrandsSession(RebuildingSession):
         the one the steps talk to."""
         self.roots = {}
         tree = self.scenario.tree
-        agent_tools: dict[str, Any] = {}
-        self.roots["a"] = self._agent(tree, tree.name, root=True, agent_tools=agent_tools)
+        self.agent_tools = {}
+        self.roots["a"] = self._agent(tree, tree.name, root=True, agent_tools=self.agent_tools)
         if self.scenario.two_sessions:
             self.roots["b"] = self._agent(
-                tree, tree.name, root=True, agent_tools=agent_tools, session="b"
+                tree, tree.name, root=True, agent_tools=self.agent_tools, session="b"
             )
         return self.roots[self.root_session]
 
@@ -190,6 +191,21 @@ class StrandsSession(RebuildingSession):
         """The steps from now on talk to root session ``name``."""
         self.root_session = name
         self.root = self.roots.get(name) if self.root is not None else None
+
+    def restart_root_session(self, name: str) -> str | None:
+        """A new orchestrator for root session ``name``, restored by its session manager, over
+        the same agent-tool objects (they and the other session's orchestrator stay)."""
+        tree = self.scenario.tree
+        try:
+            self.roots[name] = self._agent(
+                tree, tree.name, root=True, agent_tools=self.agent_tools, session=name
+            )
+        except Exception as failure:  # a rebuild that fails is what the step observed
+            self.roots.pop(name, None)
+            self.root = self.roots.get(self.root_session)
+            return f"{type(failure).__name__}: {failure}"
+        self.root = self.roots.get(self.root_session)
+        return None
 
     def _agent(
         self,
