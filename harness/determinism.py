@@ -8,8 +8,8 @@ another ``PYTHONHASHSEED``: once on the machine as it is, then ``repeats`` times
 differently).  Contention is ``CONTENTION``: where the system can pin a process to a core
 (Linux), the run is pinned to one core and a busy process pinned to the same one takes a share
 of it, so every thread of the run waits for a core it shares, as on a machine busier than its
-cores; elsewhere one busy process per core competes.  A busy process runs at niceness
-``BUSY_NICENESS``: the scheduler gives it about a quarter of the core, in slices of a few
+cores; elsewhere one busy process per core competes.  A busy process runs ``BUSY_NICENESS``
+nicer than the run (so at niceness 5 when the run is at 0): the scheduler gives it about a quarter of the core, in slices of a few
 milliseconds, so the run is still cut off at arbitrary points many times a second, and the
 contended run costs the machine a third more than its own CPU time, not twice as much.  Pinned,
 it takes part of one core, not all of them: in CI the other environments keep the rest.  Every

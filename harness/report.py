@@ -15,7 +15,7 @@ import re
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from harness.checkers import CHECKERS
 from harness.conformance import Conformance
@@ -32,8 +32,13 @@ ADAPTER_ERROR = "adapter-error"  # a scenario's status when its adapter broke th
 NOT_APPLICABLE = "not-applicable: "
 
 
-def column(target: dict[str, Any]) -> str:
-    isolated = " [process]" if target.get("isolation") == "process" else ""
+# a column's suffix by the isolation its run used, so merged reports keep the runs apart (none
+# in-process: the reports of runs without real restarts read as they always did)
+ISOLATION_SUFFIXES: Final = {"fork": " [fork]", "process": " [process]"}
+
+
+def column(target: Mapping[str, Any]) -> str:
+    isolated = ISOLATION_SUFFIXES.get(str(target.get("isolation", "in-process")), "")
     return f"{target['name']} {target['version']}{isolated}"
 
 

@@ -26,6 +26,7 @@ from typing import Any, Final
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from harness.report import ADAPTER_ERROR, NOT_APPLICABLE
+from harness.report import column as column_of
 from scenarios.loading import read_yaml
 
 ISOLATIONS: Final = ("in-process", "fork", "process")
@@ -107,7 +108,7 @@ def _violation(entry: Mapping[str, Any]) -> str:
 def judged(document: Mapping[str, Any]) -> dict[str, dict[str, Judged]]:
     """target name -> scenario -> what ``document`` (one check run's conformance.json) said."""
     found: dict[str, dict[str, Judged]] = {}
-    names = {_column(target): target["name"] for target in document["targets"]}
+    names = {column_of(target): target["name"] for target in document["targets"]}
     for column, scenarios in document["scenarios"].items():
         violations: dict[str, set[str]] = {}
         for cell in document["cells"].get(column, {}).values():
@@ -133,16 +134,19 @@ def judged(document: Mapping[str, Any]) -> dict[str, dict[str, Judged]]:
     return found
 
 
-def _column(target: Mapping[str, Any]) -> str:
-    isolated = " [process]" if target.get("isolation") == "process" else ""
-    return f"{target['name']} {target['version']}{isolated}"
-
-
 def isolation_of(document: Mapping[str, Any]) -> str:
-    """The isolation a check run used (every target of one run shares it)."""
+    """The isolation a check run used (every target of one run shares it); its columns must be
+    its targets' (a fork run's carry ``[fork]``), else the run is not read as what it is."""
     kinds = {str(target.get("isolation", "in-process")) for target in document["targets"]}
     if len(kinds) != 1:
         raise ValueError(f"a run with targets under {sorted(kinds)}: one isolation per file")
+    columns = {column_of(target) for target in document["targets"]}
+    for column in document["scenarios"]:
+        if column not in columns:
+            raise ValueError(
+                f"column {column!r} is none of the run's targets ({', '.join(sorted(columns))}); "
+                "a report written before fork runs named their columns: run check again"
+            )
     return kinds.pop()
 
 

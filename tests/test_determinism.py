@@ -202,16 +202,19 @@ def test_a_busy_process_ends_when_its_parent_is_gone(tmp_path: Path) -> None:
     assert not _alive(busy)
 
 
-def test_a_busy_process_runs_at_the_stated_niceness() -> None:
+def test_a_busy_process_runs_at_the_stated_niceness_above_the_runs() -> None:
+    """What weighs against the run is the difference: a run started niced (a CI runner's
+    ``nice tox``) gets a busy process that much nicer still, never the bare value."""
+    wanted = min(19, os.nice(0) + determinism.BUSY_NICENESS)
     with determinism.busy_cores(1):
         [busy] = _children()
         # field 19 of /proc/PID/stat, counted after the command name's closing parenthesis
         nice = int(Path(f"/proc/{busy}/stat").read_text().rsplit(")", 1)[1].split()[16])
         deadline = 100_000
-        while nice != determinism.BUSY_NICENESS and deadline:  # until the loop has set it
+        while nice != wanted and deadline:  # until the loop has set it
             nice = int(Path(f"/proc/{busy}/stat").read_text().rsplit(")", 1)[1].split()[16])
             deadline -= 1
-    assert nice == determinism.BUSY_NICENESS
+    assert nice == wanted
 
 
 def test_contended_runs_at_a_time_each_get_a_core_of_their_own(

@@ -244,3 +244,14 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
     assert set(SDK_LIKE_WARNINGS) <= set(logged.steps[0].warnings)
     assert set(SDK_LIKE_STORED) <= set(logged.steps[0].stored)
     assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)
+
+
+def test_each_shipped_file_is_asked_about_the_runs_its_targets_release_can_make() -> None:
+    """Strands before 1.59 stores no sub-agent turn, so no corruption of one; the releases from
+    1.59 on can; every shipped file's target is a built-in one whose set is known."""
+    older = canary.expressible_of("strands-1.58.1", VIEWS["strands-1.58.1"])
+    newer = canary.expressible_of("strands-1.62.0", VIEWS["strands-1.62.0"])
+    assert older is not None
+    assert newer is not None
+    assert "corruption:deleted" in newer - older
+    assert all(canary.expressible_of(stem, view) for stem, view in VIEWS.items())

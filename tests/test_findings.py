@@ -25,6 +25,7 @@ from harness.findings import (
     scenario_digest,
     step_evidence,
 )
+from harness.findings.canary import VariantRun, hidden_runs
 from harness.findings.document import Evidence
 from harness.findings.loading import FINDINGS as FINDINGS_FOLDER
 from harness.findings.recording import _folded
@@ -864,3 +865,45 @@ def test_a_baseline_file_of_a_range_judges_as_its_newest_release(tmp_path: Path)
     chosen = baselines(arguments, [target], [tmp_path])
     [twins] = chosen["sdk"].findings
     assert [witness.seen for witness in twins.witnesses] == ["^send-mail ran 0 times$"]
+
+
+PLAIN_CLASS = CLASS.replace(
+    "        error: '^UserError: the same tool invocation identity .*$'\n", ""
+)
+
+
+@pytest.mark.parametrize(
+    ("demonstration", "same_bug"),
+    [
+        # on the class's demonstration the variant fails as the SDK's finding there says
+        ((LOST,), ("twin-calls",)),
+        # ... and once more in a way the SDK does not: a look-alike, hidden
+        ((LOST, OTHER_ACTION), ()),
+        # it fails there in no way at all, or did not run it: nothing shows it is the same bug
+        ((), ()),
+        (None, ()),
+    ],
+)
+def test_a_variant_run_a_class_excuses_whole_is_its_bug_only_where_its_demonstration_says_so(
+    tmp_path: Path, demonstration: tuple[Violation, ...] | None, same_bug: tuple[str, ...]
+) -> None:
+    document = document_of(tmp_path, RECORDED + PLAIN_CLASS)
+    generated = run((OTHER_ACTION, "answer"), scenario="generated-007", generated=True)
+    runs = [VariantRun("bad-x", generated)]
+    if demonstration is not None:
+        shown = run(*((violation, "answer") for violation in demonstration))
+        runs.append(VariantRun("bad-x", shown))
+    [hidden] = hidden_runs("sdk-1.0", document, runs)
+    assert (hidden.scenario, hidden.excused_by) == ("generated-007", ("shared-call-id",))
+    assert hidden.same_bug == same_bug
+    assert ("same_bug" in hidden.to_json()) == bool(same_bug)
+
+
+def test_a_variant_run_the_files_target_cannot_express_is_never_hidden(tmp_path: Path) -> None:
+    """No bug of the SDK can pass unseen in a scenario the SDK never runs."""
+    document = document_of(tmp_path, RECORDED + PLAIN_CLASS)
+    generated = run((OTHER_ACTION, "answer"), scenario="generated-007", generated=True)
+    needing = [VariantRun("bad-x", generated, frozenset({"restart", "empty_tool_use_ids"}))]
+    assert hidden_runs("sdk-1.0", document, needing, frozenset({"restart", "retries"})) == []
+    assert hidden_runs("sdk-1.0", document, needing, frozenset({"restart", "empty_tool_use_ids"}))
+    assert hidden_runs("sdk-1.0", document, needing)  # a target not known: every run is asked

@@ -24,7 +24,7 @@ from harness.findings import findings_path
 from harness.history import History
 from harness.runner import run_scenario
 from harness.targets.langgraph import CHECKPOINTS, LangGraphTarget, sdk_version
-from harness.targets.langgraph_graphs import StopAfterFailure
+from harness.targets.langgraph_graphs import StopAfterFailure, StopAfterInterrupt
 from harness.targets.langgraph_model import conversation_of, model_class
 from harness.targets.registry import available
 from scenarios.loading import load_scenario, parse_scenario, regression_files
@@ -500,3 +500,63 @@ def test_the_one_task_shape_runs_a_message_s_tool_calls_as_one_toolnode_task() -
     [run, _] = shared.steps
     assert [pending["label"] for pending in run.observed["pending"]] == ["deploy-left"]
     assert "I3" in {violation.invariant for violation in check(shared)}
+
+
+def test_a_guarded_tool_call_after_a_sibling_s_interrupt_on_its_thread_does_nothing() -> None:
+    """The mark is the worker thread's: a one-task ToolNode's calls share its one worker, so a
+    sibling after the interrupting call does nothing there, while a call on another thread (a
+    call of another task, with a pool of its own) still runs."""
+    import threading
+
+    from langgraph.errors import GraphInterrupt
+
+    siblings = StopAfterInterrupt()
+    ran: list[str] = []
+
+    def runs(name: str) -> str:
+        ran.append(name)
+        return name
+
+    def asks() -> None:
+        raise GraphInterrupt(("a question",))
+
+    def on_a_thread_of_its_own() -> None:
+        siblings.guard(runs)("elsewhere")
+
+    assert siblings.guard(runs)("before") == "before"
+    with pytest.raises(GraphInterrupt):
+        siblings.guard(asks)()
+    with pytest.raises(GraphInterrupt) as nothing:
+        siblings.guard(runs)("after")
+    assert nothing.value.args == ((),)  # read by nobody: Executor.map stopped at the interrupt
+    other = threading.Thread(target=on_a_thread_of_its_own)
+    other.start()
+    other.join()
+    assert ran == ["before", "elsewhere"]
+
+
+@pytest.mark.parametrize(
+    ("stem", "first_step"),
+    [
+        # the orchestrator's own action asks first: the releaser sub-agent is not called
+        ("restart-after-colliding-partial-answer", ["orchestrator"]),
+        # the first mailer call asks: the second is not called until the resume
+        ("twin-calls", ["orchestrator", "orchestrator/mailer"]),
+    ],
+)
+@pytest.mark.usefixtures("threads_switch_often")
+def test_the_one_task_shape_stops_a_message_s_calls_at_the_first_interrupt_every_time(
+    stem: str, first_step: list[str]
+) -> None:
+    """ToolNode's Executor.map cancels the calls not started when one raises an interrupt, but
+    its one worker may have taken the next call already: with threads switching often, the
+    sibling ran in about half the runs and the same file recorded four histories in 20 runs.
+    The adapter takes the cancellation every time (StopAfterInterrupt): one history, and the
+    first step asks no model on behalf of a call after the one that asked."""
+    path = regression(stem)
+    one_task = LangGraphTarget("toolnode")
+    runs = [run_scenario(one_task, load_scenario(path), stem) for _ in range(6)]
+    assert len({history.dumps() for history in runs}) == 1
+    for history in (runs[0], runs[0].control):
+        assert history is not None
+        assert [request["agent"] for request in history.steps[0].requests] == first_step

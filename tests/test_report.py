@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.cli import main
 from harness.conformance import judge
-from harness.report import conformance_document, markdown, merge
+from harness.report import column, conformance_document, markdown, merge
 from harness.targets.reference import ReferenceTarget
 from scenarios.loading import load_all, regression_files
 
@@ -35,6 +36,34 @@ def test_merge_puts_the_reference_first_then_releases_oldest_to_newest() -> None
     assert columns == ["reference 0.1.0", "sdk 1.9.2", "sdk 1.10.0"]
     header = next(line for line in markdown(merged).splitlines() if line.startswith("| invariant"))
     assert header == "| invariant | reference 0.1.0 | sdk 1.9.2 | sdk 1.10.0 |"
+
+
+def test_runs_with_real_restarts_keep_columns_of_their_own_in_a_merged_report() -> None:
+    """A check run under --isolation fork or process names its columns so, and a merge of the
+    runs of one target keeps all three apart; a run in-process has no suffix."""
+    document = reference_document()
+    runs = [document]
+    for isolation in ("fork", "process"):
+        text = json.dumps(document).replace('"reference 0.1.0"', f'"reference 0.1.0 [{isolation}]"')
+        run = json.loads(text)
+        run["targets"] = [{**run["targets"][0], "isolation": isolation}]
+        assert conformance_document_columns(run) == [f"reference 0.1.0 [{isolation}]"]
+        runs.append(run)
+    assert conformance_document_columns(document) == ["reference 0.1.0"]
+    merged = merge(runs)
+    assert conformance_document_columns(merged) == [
+        "reference 0.1.0",
+        "reference 0.1.0 [fork]",
+        "reference 0.1.0 [process]",
+    ]
+    header = next(line for line in markdown(merged).splitlines() if line.startswith("| invariant"))
+    assert header == (
+        "| invariant | reference 0.1.0 | reference 0.1.0 [fork] | reference 0.1.0 [process] |"
+    )
+
+
+def conformance_document_columns(document: dict[str, Any]) -> list[str]:
+    return [column(target) for target in document["targets"]]
 
 
 def test_merge_fails_when_any_run_failed() -> None:

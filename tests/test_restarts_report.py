@@ -25,7 +25,7 @@ VIOLATION = {
 def run(isolation: str, violated: bool, *, excused: bool = False) -> dict[str, Any]:
     """One check run's conformance.json of target ``oa`` on two files, ``survives`` violating
     I2 when ``violated``."""
-    column = "oa 1.0 [process]" if isolation == "process" else "oa 1.0"
+    column = {"fork": "oa 1.0 [fork]", "process": "oa 1.0 [process]"}.get(isolation, "oa 1.0")
     found = [{"scenario": "survives", **VIOLATION}] if violated else []
     return {
         "targets": [{"name": "oa", "version": "1.0", "isolation": isolation}],
@@ -103,3 +103,17 @@ def test_the_command_writes_both_reports_and_exits_1_on_an_unexplained_differenc
     (tmp_path / "bad.json").write_text("[]", encoding="utf-8")
     assert main(["restarts", str(tmp_path / "bad.json")]) == 2
     assert "not a conformance report" in capsys.readouterr().err
+
+
+def test_a_fork_run_whose_columns_are_not_its_targets_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fork run's columns carry ' [fork]'; one without (written before they did) would be read
+    as a target named 'oa 1.0', so it is refused, not compared."""
+    old = json.loads(json.dumps(run("fork", True)).replace('"oa 1.0 [fork]"', '"oa 1.0"'))
+    path = tmp_path / "fork.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    assert main(["restarts", str(path), "--reports", str(tmp_path / "out")]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith(f"{path}: column 'oa 1.0' is none of the run's targets (oa 1.0 [fork])")
+    assert not (tmp_path / "out").exists()

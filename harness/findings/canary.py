@@ -116,39 +116,113 @@ class VariantRun:
 
     variant: str
     run: Observed
+    # what a target must express to run the scenario (harness.targets.base.expressible_needs)
+    needs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, order=True)
 class Hidden:
-    """A variant's run with violations that a findings file excuses whole."""
+    """A variant's run with violations that a findings file excuses whole: hidden, unless the
+    variant is shown to be the very bug of every class that excused it (``same_bug``)."""
 
     file: str  # the findings file's view: <target>-<release>
     variant: str
     scenario: str
     excused_by: tuple[str, ...]  # the classes (or "finding <scenario>") that excused it
+    # per class that excused it, the regression file of its shown_by on which the variant fails
+    # only as the SDK's recorded finding says, the class's bug among it; empty unless each has one
+    same_bug: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
+        shown = {"same_bug": list(self.same_bug)} if self.same_bug else {}
         return {
             "file": self.file,
             "variant": self.variant,
             "scenario": self.scenario,
             "excused_by": list(self.excused_by),
-        }
+        } | shown
 
     def describe(self) -> str:
-        return f"{self.file}: {self.variant} run {self.scenario} wholly excused by " + ", ".join(
-            self.excused_by
+        excused = ", ".join(self.excused_by)
+        said = f"{self.file}: {self.variant} run {self.scenario} wholly excused by {excused}"
+        if self.same_bug:
+            said += " (the same bug: the variant shows " + ", ".join(self.same_bug) + ")"
+        return said
+
+
+def shows_the_class(document: FindingsFile, found: FindingClass, run: Observed) -> bool:
+    """Whether ``run``, a variant's run of a regression file, fails there only as the SDK does and
+    as ``found`` records: it violates something, every violation is excused by the SDK's recorded
+    finding for that file (its exact sentences, each anchor recorded at its step), and one of
+    them is what a witness of ``found`` names.  Then, on the class's own demonstration, the
+    variant's bug is the SDK's."""
+    if run.generated or not run.violations:
+        return False
+    verdict = judge_findings(document, [run])
+    if verdict.new or verdict.stale or not verdict.expected:
+        return False
+    if any(item.recorded_class is not None for item in verdict.expected):
+        return False
+    return any(
+        witness.matches(violation, kind, run.steps)
+        for violation, kind in run.violations
+        for witness in found.witnesses
+    )
+
+
+def _same_bug(
+    document: FindingsFile, classes: Iterable[str], regressions: dict[str, Observed]
+) -> tuple[str, ...]:
+    """For each class, the first of its ``shown_by`` files on which the variant (its runs of the
+    regression files, by name) shows the class's bug as the SDK does; empty unless each has
+    one."""
+    by_name = {found.name: found for found in document.classes}
+    shown = []
+    for name in classes:
+        found = by_name.get(name)
+        if found is None:  # a regression finding excused it: not a class's generalisation
+            return ()
+        demonstration = next(
+            (
+                scenario
+                for scenario in found.shown_by
+                if scenario in regressions
+                and shows_the_class(document, found, regressions[scenario])
+            ),
+            None,
         )
+        if demonstration is None:
+            return ()
+        shown.append(demonstration)
+    return tuple(shown)
 
 
-def hidden_runs(file: str, document: FindingsFile, runs: Iterable[VariantRun]) -> list[Hidden]:
+def hidden_runs(
+    file: str,
+    document: FindingsFile,
+    runs: Iterable[VariantRun],
+    expressible: frozenset[str] | None = None,
+) -> list[Hidden]:
     """The variant's generated runs with violations that ``document`` excuses whole, each judged
     alone (as if the variant were the file's target).  A regression finding names the exact
     sentences of its one scenario, so a variant that shows them there shows the SDK's failure
-    itself; a class is what generalises, and what may be too wide."""
+    itself; a class is what generalises, and what may be too wide.  So a run classes excuse
+    whole is marked ``same_bug`` where, for each of them, the variant also fails on a regression
+    file the class names as its demonstration (``shown_by``) only as the SDK's recorded finding
+    there says, the class's bug among it (``shows_the_class``): then the class excuses the bug it
+    records, not a look-alike, and no witness could tell the two apart.  A run of a scenario the
+    file's target cannot express (``expressible``, None: all it is asked) is not asked: the SDK
+    never runs it, so no bug of the SDK could pass unseen there."""
+    runs = tuple(runs)
+    regressions: dict[str, dict[str, Observed]] = {}
+    for each in runs:
+        if not each.run.generated:
+            regressions.setdefault(each.variant, {})[each.run.scenario] = each.run
     found = []
     for each in runs:
         if not (each.run.generated and each.run.violations):
+            continue
+        if expressible is not None and not each.needs <= expressible:
             continue
         verdict = judge_findings(document, [each.run])
         if verdict.new:
@@ -156,7 +230,8 @@ def hidden_runs(file: str, document: FindingsFile, runs: Iterable[VariantRun]) -
         excused_by = sorted(
             {item.recorded_class or f"finding {item.scenario}" for item in verdict.expected}
         )
-        found.append(Hidden(file, each.variant, each.run.scenario, tuple(excused_by)))
+        same = _same_bug(document, excused_by, regressions.get(each.variant, {}))
+        found.append(Hidden(file, each.variant, each.run.scenario, tuple(excused_by), same))
     return sorted(found)
 
 

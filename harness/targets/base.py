@@ -286,6 +286,17 @@ def _repeats_tool_use_ids(agent: Agent) -> bool:
     return False
 
 
+def expressible_needs(scenario: Scenario) -> frozenset[str]:
+    """What a target's ``expressible`` set must hold to run ``scenario``: its capabilities
+    (``requirements``) and ``corruption:<kind>`` for each damage it does."""
+    damages = {
+        f"{CORRUPTION_CAPABILITY}{step.corrupt}"
+        for step in scenario.steps
+        if isinstance(step, Corrupt)
+    }
+    return frozenset(requirements(scenario) | damages)
+
+
 def missing_capabilities(info: TargetInfo, scenario: Scenario) -> list[str]:
     missing = sorted(requirements(scenario) - info.capabilities)
     for step in scenario.steps:

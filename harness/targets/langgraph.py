@@ -70,6 +70,18 @@ scenario gave different histories under load (``generated-langgraph-095`` and ``
 sample: 4 histories each in 30 runs with ``sys.setswitchinterval(1e-6)``).  The adapter takes the
 cancellation every time (``StopAfterFailure``): after a task of the step failed, a task body that
 starts does nothing; 30 runs, one history.
+
+The one-task shape has the same race inside its ``ToolNode``: it runs a message's calls with
+``executor.map`` on a pool of one worker and stops reading at the first call that raises an
+interrupt, and ``Executor.map`` cancels the calls not started; the worker, free once that call's
+future is settled, may have taken the next one already, which then runs to its end unread (a
+sub-agent it calls asks its model and writes checkpoints).  With ``sys.setswitchinterval(1e-6)``
+seven regression files recorded two to four histories in 5 runs each
+(``restart-after-colliding-partial-answer``: 4 in 20), and one ``--isolation fork`` run in CI saw
+a model request fewer than its control (D).  The adapter takes that cancellation every time too
+(``StopAfterInterrupt``): after a call of a one-task ``ToolNode`` asked, a sibling call's body
+that starts on the same worker does nothing; 68 files, 5 runs each, one history each.  Nothing
+is serialised that ran concurrently before: the pool had one worker already.
 """
 
 from __future__ import annotations
@@ -78,7 +90,7 @@ import json
 import logging
 import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -100,6 +112,7 @@ from harness.targets.base import Observation, PendingInterrupt, Stored, TargetIn
 from harness.targets.langgraph_graphs import (
     INPUT_FIELD,
     StopAfterFailure,
+    StopAfterInterrupt,
     action_tool,
     effect_tool,
     node_agent,
@@ -217,6 +230,9 @@ class LangGraphSession(RebuildingSession):
         self.connection: sqlite3.Connection | None = None
         self.raised: dict[str, int] = {}  # this step's interrupt ids, in the order raised
         self.stop = StopAfterFailure()
+        # a ToolNode that runs a message's calls in one task ("v1") stops them at the first
+        # interrupt, by thread timing unless guarded (StopAfterInterrupt)
+        self.siblings = StopAfterInterrupt() if REACT_VERSION.get(shape) == "v1" else None
         self.root: Any = self._build()
 
     @property
@@ -224,6 +240,13 @@ class LangGraphSession(RebuildingSession):
         return {"configurable": {"thread_id": THREAD}, "max_concurrency": 1}
 
     # -- building the tree with real LangGraph objects -------------------------------------
+
+    def _guard(self, body: Callable[..., Any]) -> Callable[..., Any]:
+        """What every task body of ours wears: no body starts after a failure in its step,
+        nor, in a one-task ToolNode, after a sibling call's interrupt."""
+        if self.siblings is not None:
+            body = self.siblings.guard(body)
+        return self.stop.guard(body)
 
     def _build(self) -> Any:
         from langgraph.checkpoint.sqlite import SqliteSaver
@@ -253,13 +276,11 @@ class LangGraphSession(RebuildingSession):
             for sub in spec.sub_agents
         }
         actions = [
-            action_tool(
-                action, path, ledger=self.ledger, interrupt=self._ask, guard=self.stop.guard
-            )
+            action_tool(action, path, ledger=self.ledger, interrupt=self._ask, guard=self._guard)
             for action in spec.actions
         ]
         actions += [
-            effect_tool(effect, path, ledger=self.ledger, guard=self.stop.guard)
+            effect_tool(effect, path, ledger=self.ledger, guard=self._guard)
             for effect in spec.effects
         ]
         hooked = [action for action in spec.actions if action.hook]
@@ -275,7 +296,7 @@ class LangGraphSession(RebuildingSession):
             prebuilt_tool_node,
             hooked=hooked,
             ask=self._ask,
-            guard=self.stop.guard,
+            guard=self._guard,
             retries=retries,
         )
         if self.shape in REACT_VERSION:
@@ -286,7 +307,7 @@ class LangGraphSession(RebuildingSession):
                 tool_node,
                 sub_graphs,
                 checkpointer,
-                self.stop.guard,
+                self._guard,
                 version=REACT_VERSION[self.shape],
             )
         return node_agent(
@@ -296,7 +317,7 @@ class LangGraphSession(RebuildingSession):
             tool_node,
             sub_graphs,
             checkpointer,
-            self.stop.guard,
+            self._guard,
             gates=gates,
             ask=self._ask,
         )
