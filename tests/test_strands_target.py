@@ -241,5 +241,9 @@ def test_two_root_sessions_are_two_orchestrators_over_one_agent_tool(tmp_path: P
     assert sessions == ["session_orchestrator", "session_root-session-b--orchestrator"]
     history = run_scenario(TARGET, scenario, "two-root-sessions")
     assert not history.not_applicable
-    seen = {violation.invariant for violation in check(history)}
-    assert not seen & {"I2", "I3", "I10", "O"}, seen
+    mixed = {"I2", "I3", "I10", "O"}
+    violations = [violation for violation in check(history) if violation.invariant in mixed]
+    # before 1.59 the SDK stores no sub-agent turn (no corruption to claim): after the restart
+    # of both sessions (step 4) a's resume asks again, as it does with one session
+    stores_turns = "corruption" in TARGET.info.capabilities
+    assert [v for v in violations if stores_turns or (v.step or 0) < 4] == []
