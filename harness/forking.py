@@ -190,6 +190,12 @@ class ForkedSession:
         """Tell the segment's session (asked before every step: a new segment starts in `a`)."""
         self._call("use_root_session", name)
 
+    def restart_root_session(self, name: str) -> str | None:
+        """One session's orchestrator rebuilt in the segment's process (not a new process: the
+        agent tools and the other session stay, as in a live deployment)."""
+        error: str | None = self._call("restart_root_session", name)
+        return error
+
     def deploy(self, tree: Agent) -> str | None:
         """The next segments build ``tree`` in place of the scenario's."""
         self.tree = tree.model_dump_json()

@@ -83,6 +83,12 @@ class ProcessSession:
         """The next steps' processes talk to root session ``name`` (``worker``)."""
         self.root_session = name
 
+    def restart_root_session(self, name: str) -> str | None:
+        """A restart: every step's process starts from files, so nothing of either session, nor
+        of the agent tools, is left in memory to keep."""
+        self.root_session = name
+        return self.restart()
+
     def deploy(self, tree: Agent) -> str | None:
         """The next steps' processes build ``tree`` in place of the scenario's (``worker``)."""
         (self.workdir / DEPLOYED_FILE).write_text(tree.model_dump_json(), encoding="utf-8")

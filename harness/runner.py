@@ -30,6 +30,7 @@ from harness.targets.base import (
     Session,
     Target,
     missing_capabilities,
+    restart_root_session,
     resume_without_id,
     use_root_session,
 )
@@ -293,7 +294,7 @@ class Recorder:
     def step(self, index: int, step: Step) -> StepRecord:
         self.at = index
         if self.two_sessions:
-            return self._in_session(index, step, getattr(step, "session", "a"))
+            return self._in_session(index, step, getattr(step, "session", None) or "a")
         return self._step(index, step)
 
     def _in_session(self, index: int, step: Step, session: str) -> StepRecord:
@@ -336,9 +337,12 @@ class Recorder:
             observed = self._observe(self.session.answer(answered), "answer()")
         elif isinstance(step, Restart):
             expected = self.oracle.step(index, step)
-            rebuilt = (
-                self.session.restart() if step.tree is None else self.session.deploy(step.tree)
-            )
+            if step.session is not None:  # one root session's orchestrator
+                rebuilt = restart_root_session(self.session, step.session)
+            elif step.tree is None:
+                rebuilt = self.session.restart()
+            else:
+                rebuilt = self.session.deploy(step.tree)
             observed = {"error": rebuilt}
         elif isinstance(step, Corrupt):
             expected = self.oracle.step(index, step)
@@ -392,7 +396,7 @@ class Recorder:
         server died before replying (a crash cut the step short, then a restart)."""
         step = self.scenario.steps[index]
         if self.two_sessions:
-            use_root_session(self.session, getattr(step, "session", "a"))
+            use_root_session(self.session, getattr(step, "session", None) or "a")
         if isinstance(step, Answer) and step.resume is not None:  # the same answer without an id
             observation = resume_without_id(self.session, step.resume)
             self._observe(observation, "resume()")

@@ -182,8 +182,9 @@ class Scenario(Strict):
       action, of the agent at one path, in every tree).
     - a step talks to root session `b` and the scenario has a corruption, a repair, a deploy,
       an `expect` block, or a preserve_context sub-agent called by the root (one live
-      sub-agent's history would be both sessions'); or session `b`'s first step is not a run;
-      or a resend names an answer of the other session.
+      sub-agent's history would be both sessions'); or session `b`'s first step other than a
+      restart is not a run; or a resend names an answer of the other session; or a restart
+      names a session in a scenario without session `b`.
 
     The labels and prompts an answer may name are those of every tree the scenario deploys.
     """
@@ -272,6 +273,13 @@ class Scenario(Strict):
                 )
         if self.two_sessions:
             _two_sessions_allowed(self)
+        else:
+            for index, step in enumerate(self.steps):
+                if isinstance(step, Restart) and step.session is not None:
+                    raise FieldError(
+                        ("steps", index, "session"),
+                        "a restart names a root session only where a step talks to session b",
+                    )
         for position, index in enumerate((self.expect and self.expect.errors) or ()):
             if index >= len(self.steps):
                 raise FieldError(
@@ -336,11 +344,15 @@ def _two_sessions_allowed(scenario: Scenario) -> None:
         if isinstance(step, Corrupt | Repair) or (isinstance(step, Restart) and step.tree):
             kind = "a deploy" if isinstance(step, Restart) else type(step).__name__.lower()
             raise FieldError(("steps", index), f"{kind} is not allowed with two root sessions")
-        session = getattr(step, "session", "a")
+        session = getattr(step, "session", None) or "a"
+        if isinstance(step, Restart):
+            continue
         if session == "b" and first_of_b and not isinstance(step, Run):
-            raise FieldError(("steps", index), "session b's first step must be a run")
+            raise FieldError(
+                ("steps", index), "session b's first step other than a restart must be a run"
+            )
         first_of_b = first_of_b and session != "b"
-        if isinstance(step, Resend) and scenario.steps[step.resend] is not None:
+        if isinstance(step, Resend):
             answered = getattr(scenario.steps[step.resend], "session", "a")
             if answered != session:
                 raise FieldError(

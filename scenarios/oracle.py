@@ -58,7 +58,8 @@ Semantics it encodes, each straight from docs/invariants.md:
   whose orchestrators call the same agent-tool objects) are two runs of the scenario that never
   touch: each session's steps are judged as if the other's were not there (a question raised in
   one is shown only there, an answer in one settles only its own questions), and a restart,
-  which rebuilds both, changes nothing in either.
+  which rebuilds both (or, naming a session, that session's orchestrator alone), changes
+  nothing in either.
 """
 
 from __future__ import annotations
@@ -271,7 +272,7 @@ class Oracle:
             if self.session_b is None:
                 self.session_b = Oracle(self.scenario, judges_b=True)
             return self.session_b.step(index, step, shown)
-        if isinstance(step, Restart) and self.session_b is not None:
+        if isinstance(step, Restart) and self.session_b is not None and step.session is None:
             self.session_b.step(index, step)  # it rebuilds both sessions
         self.effects = []
         self.tallies = []

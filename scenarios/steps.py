@@ -110,8 +110,9 @@ def _restart_kind(value: Any) -> str:
 
 class Restart(Strict):
     """Drop every object and rebuild from storage only; `- restart` is short for it (with two
-    root sessions it rebuilds both, each from its own store).  With a `tree`, the rebuild is a
-    deploy of a changed tree (see Deploy)."""
+    root sessions it rebuilds both, each from its own store, or with `session` that session's
+    orchestrator alone).  With a `tree`, the rebuild is a deploy of a changed tree (see
+    Deploy)."""
 
     restart: Annotated[
         Annotated[Literal[True], Tag("PlainRestart")] | Annotated[Deploy, Tag("DeployRestart")],
@@ -122,6 +123,13 @@ class Restart(Strict):
         ),
     ] = Field(
         description="`true`, or a deploy: `{tree: ...}`, the tree the agents are rebuilt from."
+    )
+    session: RootSession | None = Field(
+        None,
+        description="With two root sessions: rebuild only this session's orchestrator from its "
+        "store, while the agent tools it shares and the other session stay as they are (one "
+        "user's session reloaded in a live deployment; needs `root_sessions`). Absent: every "
+        "object is dropped.",
     )
 
     @property

@@ -6,7 +6,10 @@ checker judges each session's steps apart, the reference keeps them apart, and a
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from harness.checkers import check
 from harness.checkers.sessions import views
@@ -96,8 +99,9 @@ def test_each_session_is_judged_on_its_own_steps_and_the_restarts() -> None:
     history = run_scenario(ReferenceTarget(), load_scenario(REGRESSION), "two-root-sessions")
     session_a, session_b = views(history)
     kinds = [(step.index, step.step.get("session", "a")) for step in session_b.steps]
-    assert kinds == [(0, "b"), (2, "b"), (3, "a"), (5, "b")]  # step 3 is the restart
-    assert [step.index for step in session_a.steps] == [1, 3, 4]
+    # step 2 reloads session a's orchestrator alone, step 4 restarts both
+    assert kinds == [(0, "b"), (3, "b"), (4, "a"), (6, "b")]
+    assert [step.index for step in session_a.steps] == [1, 2, 4, 5]
     assert session_a.control is not None
     assert len(session_a.control.steps) == 2
     assert check(history) == []
@@ -113,10 +117,11 @@ def test_the_reference_keeps_the_sessions_apart_and_the_shared_key_variant_does_
     assert ran == [
         (0, []),
         (1, []),
-        (2, ["research for b"]),
-        (3, []),
-        (4, ["research for a"]),
-        (5, []),
+        (2, []),
+        (3, ["research for b"]),
+        (4, []),
+        (5, ["research for a"]),
+        (6, []),
     ]
     bad = run_scenario(registry.get("bad-parked-by-shared-key"), scenario, "two-root-sessions")
     assert {violation.invariant for violation in check(bad)} == {"I2"}
@@ -128,3 +133,26 @@ def test_the_regression_file_has_the_class() -> None:
         [{"run": "pa"}, {"answer": {"L": "approve"}}, {"run": "pb", "session": "b"}]
     )
     assert "two-root-sessions" not in classes_of(waiting_in_one)
+
+
+def test_a_restart_naming_a_session_rebuilds_that_orchestrator_alone() -> None:
+    """The oracle leaves the other session as it is; the reference keeps the agent tools (the
+    same objects) and the other session's tree, and rebuilds the named one from its store."""
+    steps = [{"run": "pa"}, {"run": "pb", "session": "b"}, {"restart": True, "session": "b"}]
+    _, _, restart = expectations(two_sessions(steps))
+    assert restart.pending == (("L", 1),)
+    session = ReferenceTarget().start(two_sessions(steps), Path("unused"))
+    session.run("pa")
+    session.use_root_session("b")
+    session.run("pb")
+    first, second = session.trees["a"], session.trees["b"]
+    tools = session.agent_tools
+    assert session.restart_root_session("b") is None
+    assert session.trees["a"] is first
+    assert session.trees["b"] is not second
+    assert session.trees["b"].agent_tools() == tools == first.agent_tools()
+    assert session.tree is session.trees["b"]
+    assert [interrupt.name for interrupt in session.tree.root.state.interrupt_state.pending]
+    one = [{"run": "pa"}, {"restart": True, "session": "a"}, {"run": "pb"}]
+    with pytest.raises(ValueError, match="names a root session only where"):
+        two_sessions(one)

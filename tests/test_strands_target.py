@@ -226,3 +226,24 @@ def test_an_ephemeral_sub_agent_with_its_own_session_is_refused(tmp_path: Path) 
     with pytest.raises(ValueError, match="preserve_context=False cannot be used"):
         clerk.as_tool(name="clerk", preserve_context=False)
     assert clerk.as_tool(name="clerk", preserve_context=True).tool_name == "clerk"
+
+
+def test_two_root_sessions_are_two_orchestrators_over_one_agent_tool(tmp_path: Path) -> None:
+    """``root_sessions``: session b's orchestrator is an agent of its own, with a session manager
+    of its own, whose tool is the very agent-tool object session a's calls; each session's
+    answer reaches its own call (I2), and neither shows the other's question (O)."""
+    scenario = load_scenario(Path("scenarios/regressions/coverage/two-root-sessions.yaml"))
+    session = TARGET.start(scenario, tmp_path)
+    first, second = session.roots["a"], session.roots["b"]
+    assert first is not second
+    assert first.tool_registry.registry["researcher"] is second.tool_registry.registry["researcher"]
+    sessions = sorted(path.name for path in session.sessions_dir.iterdir())
+    assert sessions == ["session_orchestrator", "session_root-session-b--orchestrator"]
+    history = run_scenario(TARGET, scenario, "two-root-sessions")
+    assert not history.not_applicable
+    mixed = {"I2", "I3", "I10", "O"}
+    violations = [violation for violation in check(history) if violation.invariant in mixed]
+    # before 1.59 the SDK stores no sub-agent turn (no corruption to claim): after the restart
+    # of both sessions (step 4) a's resume asks again, as it does with one session
+    stores_turns = "corruption" in TARGET.info.capabilities
+    assert [v for v in violations if stores_turns or (v.step or 0) < 4] == []

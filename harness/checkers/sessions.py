@@ -1,6 +1,7 @@
 """Two root sessions judged apart: a history whose steps talk to root sessions `a` and `b` (two
 users of one deployment, whose orchestrators call the same agent-tool objects) is judged as two
-histories, each session's steps with the restarts (which rebuild both), and its control likewise.
+histories, each session's steps with the restarts that rebuild both (a restart naming a session,
+which rebuilds that session's orchestrator alone, is that session's), and its control likewise.
 
 Every invariant then says of each session what it says of a run alone: a question raised in one
 session must show only there (else the other's steps show a question the oracle, judging that
@@ -25,8 +26,17 @@ BOTH: Final = frozenset({"restart", "corrupt", "repair"})  # steps that rebuild 
 
 
 def session_of(step: StepRecord) -> str:
-    """The root session a recorded step talks to (a restart: `a`, where it is recorded)."""
+    """The root session a recorded step talks to (a restart of both: `a`, where it is
+    recorded)."""
     return str(step.step.get("session", "a"))
+
+
+def _in_view(step: StepRecord, session: str) -> bool:
+    """Whether ``step`` belongs to ``session``'s history: its own steps, and every step that
+    rebuilds both sessions (a restart naming no session, a corruption, a repair)."""
+    if step.kind in BOTH and "session" not in step.step:
+        return True
+    return session_of(step) == session
 
 
 def views(history: History) -> list[History]:
@@ -37,9 +47,7 @@ def views(history: History) -> list[History]:
 
 
 def _view(history: History, session: str) -> History:
-    steps = tuple(
-        step for step in history.steps if step.kind in BOTH or session_of(step) == session
-    )
+    steps = tuple(step for step in history.steps if _in_view(step, session))
     control = None if history.control is None else _view(history.control, session)
     return replace(history, steps=steps, control=control)
 

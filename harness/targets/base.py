@@ -171,6 +171,10 @@ class ServesTwoRootSessions(Protocol):
         """The steps from now on talk to root session ``name`` (``a`` or ``b``); a restart
         rebuilds both, each from its own store."""
 
+    def restart_root_session(self, name: str) -> str | None:
+        """Rebuild root session ``name``'s orchestrator from its store, the agent tools it
+        shares and the other session as they are; the error, if rebuilding failed."""
+
 
 def use_root_session(session: Session, name: str) -> None:
     """``session.use_root_session(name)``; a session without it (a scenario the runner should
@@ -182,6 +186,18 @@ def use_root_session(session: Session, name: str) -> None:
             "root_sessions"
         )
     use(name)
+
+
+def restart_root_session(session: Session, name: str) -> str | None:
+    """``session.restart_root_session(name)``, or the same adapter's mistake named."""
+    restart = getattr(session, "restart_root_session", None)
+    if not callable(restart):
+        raise TypeError(
+            f"{type(session).__name__} has no restart_root_session(): its target must not "
+            "claim root_sessions"
+        )
+    error: str | None = restart(name)
+    return error
 
 
 @dataclass(frozen=True)

@@ -316,6 +316,7 @@ class ReferenceSession(RecordedSession):
         # built with the first one's agent tools; ``tree`` is the session steps talk to
         self.two_sessions = scenario.two_sessions
         self.root_session = "a"
+        self.agent_tools: dict[str, SubAgentTool] = {}
         self.trees: dict[str, Tree | None] = self._build_sessions()
         self.tree: Tree | None = self.trees["a"]
         # the record's size in the tree last measured (stored()), with those bytes
@@ -326,8 +327,9 @@ class ReferenceSession(RecordedSession):
         calls the agent tools of session `a`'s."""
         first = self._build()
         trees: dict[str, Tree | None] = {"a": first}
+        self.agent_tools = first.agent_tools()  # what a session's orchestrator rebuilt alone calls
         if self.two_sessions:
-            trees["b"] = self._build(SESSION_KEYS["b"], first.agent_tools())
+            trees["b"] = self._build(SESSION_KEYS["b"], self.agent_tools)
         return trees
 
     def _build(self, key: str = TREE_KEY, shared: dict[str, SubAgentTool] | None = None) -> Tree:
@@ -347,6 +349,19 @@ class ReferenceSession(RecordedSession):
         self.trees[self.root_session] = self.tree
         self.root_session = name
         self.tree = self.trees.get(name)
+
+    def restart_root_session(self, name: str) -> str | None:
+        """Rebuild root session ``name``'s tree from its store, over the agent tools it shares
+        (they and the other session stay as they are)."""
+        self.trees[self.root_session] = self.tree
+        try:
+            self.trees[name] = self._build(SESSION_KEYS[name], self.agent_tools)
+        except (ValueError, KeyError, TypeError) as failure:
+            self.trees[name] = None
+            return f"{type(failure).__name__}: {failure}"
+        finally:
+            self.tree = self.trees.get(self.root_session)
+        return None
 
     def _model_for(self, path: str) -> ReferenceModel:
         agent = self.agents[path]

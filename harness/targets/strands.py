@@ -9,6 +9,9 @@ plain ``@tool(context=True)`` tools that ask nothing; sliding windows are the SD
 ``strands.models.Model`` subclass that streams the SDK's own event shapes and reads and writes
 ``model_state`` as a stateful provider does.
 
+Two root sessions (``root_sessions``: two users of one deployment) are two orchestrator agents,
+each with a session manager of its own, over the same ``as_tool`` objects.
+
 Persistence is the SDK's own: the orchestrator and every preserve_context sub-agent with a store
 have a ``FileSessionManager`` (or, with ``session_manager="snapshot"``, a
 ``SnapshotSessionManager`` on ``LocalFileStorage``) under the work directory.  A restart drops
@@ -87,13 +90,8 @@ WITHOUT_STORED_TURNS: Final = frozenset({"corruption", "continuation_bytes"})
 # what the target can express from 1.59 on (earlier releases less: see StrandsTarget); the SDK's
 # stream processing skips a tool use with an empty id as an incomplete block
 # (strands/event_loop/streaming.py, a WARNING): the call never happens, by design; and an answer
-# is an interruptResponse block naming its interruptId: the SDK has no answer keyed by no id;
-# and two root sessions over one agent tool (root_sessions) are not built in this adapter yet
-TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {
-    "empty_tool_use_ids",
-    "scalar_resume",
-    "root_sessions",
-}
+# is an interruptResponse block naming its interruptId: the SDK has no answer keyed by no id
+TARGET_CAPABILITIES: Final = frozenset(CAPABILITIES) - {"empty_tool_use_ids", "scalar_resume"}
 # where a retry hook counts each call's attempts: the agent's own key/value state, which the SDK
 # persists with the agent (its session, or an ephemeral sub-agent's stored turn)
 RETRIED_CALLS: Final = "harness_retried_calls"
@@ -160,6 +158,12 @@ class StrandsSession(RebuildingSession):
         # toolUseId -> the sub-agent it calls, to name a stored turn's owner
         self.callee = _callees(self.agents)
         self.live: dict[str, Any] = {}  # every sub-agent object, by path (rebuilt on restart)
+        # two root sessions (root_sessions): two orchestrator agents, each with a session
+        # manager of its own, whose tools are the same agent-tool objects; ``root`` is the one
+        # the steps talk to
+        self.root_session = "a"
+        self.roots: dict[str, Any] = {}
+        self.agent_tools: dict[str, Any] = {}  # the roots' agent tools, by path
         self.root: Any = self._build()
 
     def deploy(self, tree: scenario_model.Agent) -> str | None:
@@ -171,24 +175,69 @@ class StrandsSession(RebuildingSession):
     # -- building the tree with real SDK objects ------------------------------------------
 
     def _build(self) -> Any:
-        return self._agent(self.scenario.tree, self.scenario.tree.name, root=True)
+        """Every root session's orchestrator (the second over the first one's agent tools);
+        the one the steps talk to."""
+        self.roots = {}
+        tree = self.scenario.tree
+        self.agent_tools = {}
+        self.roots["a"] = self._agent(tree, tree.name, root=True, agent_tools=self.agent_tools)
+        if self.scenario.two_sessions:
+            self.roots["b"] = self._agent(
+                tree, tree.name, root=True, agent_tools=self.agent_tools, session="b"
+            )
+        return self.roots[self.root_session]
 
-    def _agent(self, spec: scenario_model.Agent, path: str, *, root: bool = False) -> Any:
+    def use_root_session(self, name: str) -> None:
+        """The steps from now on talk to root session ``name``."""
+        self.root_session = name
+        self.root = self.roots.get(name) if self.root is not None else None
+
+    def restart_root_session(self, name: str) -> str | None:
+        """A new orchestrator for root session ``name``, restored by its session manager, over
+        the same agent-tool objects (they and the other session's orchestrator stay)."""
+        tree = self.scenario.tree
+        try:
+            self.roots[name] = self._agent(
+                tree, tree.name, root=True, agent_tools=self.agent_tools, session=name
+            )
+        except Exception as failure:  # a rebuild that fails is what the step observed
+            self.roots.pop(name, None)
+            self.root = self.roots.get(self.root_session)
+            return f"{type(failure).__name__}: {failure}"
+        self.root = self.roots.get(self.root_session)
+        return None
+
+    def _agent(
+        self,
+        spec: scenario_model.Agent,
+        path: str,
+        *,
+        root: bool = False,
+        agent_tools: dict[str, Any] | None = None,
+        session: str = "a",
+    ) -> Any:
+        """The agent ``spec`` at ``path``; a root enters its agent tools in ``agent_tools``, by
+        path, or takes the ones another root entered there (one object serving both)."""
         from strands import Agent
 
         tools: list[Any] = [
             action_tool(action.tool, action.label, hook=action.hook) for action in spec.actions
         ]
         tools += [effect_tool(effect.tool, effect.tally) for effect in spec.effects]
+        shared = {} if agent_tools is None else agent_tools
         for sub in spec.sub_agents:
             sub_path = f"{path}/{sub.tool}"
-            sub_agent = self._agent(sub, sub_path)
-            self.live[sub_path] = sub_agent
-            tools.append(sub_agent.as_tool(name=sub.tool, preserve_context=sub.preserve_context))
+            if sub_path not in shared:
+                sub_agent = self._agent(sub, sub_path)
+                self.live[sub_path] = sub_agent
+                shared[sub_path] = sub_agent.as_tool(
+                    name=sub.tool, preserve_context=sub.preserve_context
+                )
+            tools.append(shared[sub_path])
         keeps_session = root or (spec.preserve_context and spec.session_store)
         options: dict[str, Any] = {"state": dict(spec.state)} if spec.state else {}
         if keeps_session:
-            options["session_manager"] = self._session_manager(path)
+            options["session_manager"] = self._session_manager(_session_id(path, session))
         if spec.window is not None:
             from strands.agent.conversation_manager import SlidingWindowConversationManager
 
@@ -229,18 +278,18 @@ class StrandsSession(RebuildingSession):
         bind(agent, spec, path, self.ledger)
         return agent
 
-    def _session_manager(self, path: str) -> Any:
+    def _session_manager(self, session_id: str) -> Any:
         if self.session_manager_kind == "snapshot":
             from strands.session.snapshot_session_manager import SnapshotSessionManager
             from strands.storage import LocalFileStorage
 
             storage_class = writing_through(LocalFileStorage, ("write",), self._reached("persist"))
             storage = storage_class(base_dir=str(self.sessions_dir))
-            return SnapshotSessionManager(session_id=_agent_id(path), storage=storage)
+            return SnapshotSessionManager(session_id=session_id, storage=storage)
         from strands.session.file_session_manager import FileSessionManager
 
         manager_class = writing_through(FileSessionManager, FILE_WRITES, self._reached("persist"))
-        return manager_class(session_id=_agent_id(path), storage_dir=str(self.sessions_dir))
+        return manager_class(session_id=session_id, storage_dir=str(self.sessions_dir))
 
     def _record_event(self, **payload: Any) -> None:
         self._record("callback", payload)
@@ -313,13 +362,21 @@ class StrandsSession(RebuildingSession):
         interrupts = [Interrupt(**data) for data in state["interrupts"].values()]
         return shown_to_the_human(item for item in interrupts if item.response is None)
 
+    def _session_key(self) -> str:
+        """Where the store keeps the session of the root the steps talk to."""
+        session_id = _session_id(self.scenario.tree.name, self.root_session)
+        if self.session_manager_kind == "snapshot":
+            return f"session/{session_id}/"
+        return f"session_{session_id}/"
+
     def _root_interrupt_record(self) -> Any:
         """The orchestrator's persisted interrupt state, where this session manager keeps it."""
         agent_id = _agent_id(self.scenario.tree.name)
+        session = self._session_key()
         if self.session_manager_kind == "snapshot":
-            key = f"session/{agent_id}/scopes/agent/{agent_id}/snapshots/snapshot_latest.json"
+            key = f"{session}scopes/agent/{agent_id}/snapshots/snapshot_latest.json"
             return dig(self.store.get(key), "data", "interrupt_state")
-        key = f"session_{agent_id}/agents/agent_{agent_id}/agent.json"
+        key = f"{session}agents/agent_{agent_id}/agent.json"
         return dig(self.store.get(key), "_internal_state", "interrupt_state")
 
     def live_turn_bytes(self, path: str) -> int | None:
@@ -331,12 +388,23 @@ class StrandsSession(RebuildingSession):
         return len(canonical_json(timeless(agent.take_snapshot(preset="session").to_dict())))
 
     def stored(self) -> Stored:
+        """What the store holds; with two root sessions, for the one the steps talk to (its
+        root's session, or for `a` every other session)."""
+        other = {"a": "b", "b": "a"}[self.root_session]
+        others = self._session_key().replace(
+            _session_id(self.scenario.tree.name, self.root_session),
+            _session_id(self.scenario.tree.name, other),
+        )
+        mine = self._session_key()
         continuations = tuple(
             StoredContinuation(
                 owner=self.callee.get(str(entry.path[-1]), f"call {entry.path[-1]}"),
                 size=len(canonical_json(timeless(entry.value))),
             )
             for entry in self.store.continuations()
+            if not self.scenario.two_sessions
+            or entry.key.startswith(mine)
+            or (self.root_session == "a" and not entry.key.startswith(others))
         )
         record = self._root_interrupt_record()
         record_bytes = None if record is None else len(canonical_json(timeless(record)))
@@ -419,6 +487,13 @@ def _failed(result: Any, exception: BaseException | None, refusal: str | None) -
 
 def _agent_id(path: str) -> str:
     return path.replace("/", "--")
+
+
+def _session_id(path: str, session: str) -> str:
+    """The session id of the agent at ``path`` (root session `a`'s, every single-session
+    scenario's, is its agent id; root session `b`'s orchestrator has one of its own)."""
+    agent_id = _agent_id(path)
+    return agent_id if session == "a" else f"root-session-{session}--{agent_id}"
 
 
 def _scrub(text: str) -> str:

@@ -27,7 +27,8 @@ has it (``scenarios.classes`` recognises each as a class of ``COVERAGE``):
 * ``two_sessions_scenarios``: two root sessions (two users of one deployment) whose
   orchestrators call the same ephemeral sub-agent tools, mostly under the same toolUseId (so
   under the same call key) and with prompts of their own: both sessions' questions wait at once,
-  and are answered one session at a time, with restarts between and an answer re-sent.
+  and are answered one session at a time, with restarts between (of both sessions, or of one
+  session's orchestrator alone) and an answer re-sent.
 
 They are drawn within every capability (the coverage sample, ``scenarios.coverage``); a target
 that cannot express one finds those scenarios not applicable.
@@ -386,7 +387,7 @@ def two_sessions_scenarios(draw: Draw, capabilities: Capabilities = None) -> Sce
             }
         )
     same_id = draw(drawn.sampled((True, True, False)))  # one call key in both sessions
-    same_prompt = draw(drawn.integers(0, 3)) == 0  # the sub-agent asked the same in both
+    same_prompt = draw(drawn.integers(0, 3)) == 3  # the sub-agent asked the same in both
     prompts: dict[str, Any] = {}
     for session, run in SESSION_PROMPTS.items():
         call_id = "call-1" if same_id else f"call-{session}"
@@ -408,16 +409,21 @@ def two_sessions_scenarios(draw: Draw, capabilities: Capabilities = None) -> Sce
         if not isinstance(step, Restart):
             pending[getattr(step, "session", "a")] = sorted({x for x, _ in expected.pending})
 
+    def restart() -> Restart:
+        """One session's orchestrator reloaded alone (the agent tools keep what they hold in
+        memory), or a restart of both."""
+        return Restart(restart=True, session=draw(drawn.sampled(("a", "b", None))))
+
     restarts = can("restart")
     first = draw(drawn.sampled(("a", "b")))
     for session in (first, "b" if first == "a" else "a"):
         add(Run(run=SESSION_PROMPTS[session], session=session))
-        if restarts and draw(drawn.integers(0, 3)) == 0:
-            add(Restart(restart=True))
+        if restarts and draw(drawn.integers(0, 3)) == 3:
+            add(restart())
     while any(pending.values()) and len(steps) < 12:
         session = draw(drawn.sampled([name for name in ("a", "b") if pending[name]]))
         if restarts and draw(drawn.BOOLEANS):
-            add(Restart(restart=True))
+            add(restart())
         chosen = pending[session] if draw(drawn.BOOLEANS) else pending[session][:1]
         answers[session].append(len(steps))
         add(Answer(answer=_responses(draw, chosen), session=session))
