@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.checkers import CHECKERS
 from harness.checkers.violation import Violation
 from harness.findings import (
     PLACEHOLDER,
@@ -262,6 +263,15 @@ def test_a_class_that_covers_nothing_in_its_sample_fails_the_run(tmp_path: Path)
     assert not verdict.passes
     # without generated scenarios, classes are not judged (but for their demonstration)
     assert judge_findings(document, [run((LOST, "answer"), errors=(REFUSED,))]).passes
+
+
+@pytest.mark.parametrize("invariant", [checker.id for checker in CHECKERS])
+def test_a_witness_may_name_every_checker(tmp_path: Path, invariant: str) -> None:
+    """Every invariant a checker reports can be recorded (I17 could not: record failed with a
+    traceback on a violation of it)."""
+    text = RECORDED.replace("invariant: I2", f"invariant: {invariant}")
+    [entry] = document_of(tmp_path, text).findings
+    assert entry.witnesses[0].invariant == invariant
 
 
 def test_a_class_is_judged_dead_only_by_the_sample_it_was_triaged_against(
