@@ -27,7 +27,7 @@ from harness.findings.document import FindingsFile, InvariantId
 from harness.findings.loading import read_findings_file, release_views
 from harness.findings.search import BUNDLED, file_name, inherited, release
 from harness.report import column
-from scenarios.loading import read_yaml
+from scenarios.loading import read_yaml, regression_file
 
 CATALOGUE: Final = Path(scenarios.__file__).resolve().parent / "bugs.yaml"
 REGRESSIONS: Final = Path(scenarios.__file__).resolve().parent / "regressions"
@@ -395,10 +395,16 @@ def tables(document: Mapping[str, Any], link: str) -> list[str]:
         for bug in rows:
             cells = " | ".join(cell_text(bug["cells"][label]) for label in labels)
             first, more = bug["regressions"][0], len(bug["regressions"]) - 1
-            shown = f"[{first}]({link}/{first}.yaml)" + (f" (+{more})" if more else "")
+            shown = f"[{first}]({link}/{_under(first)})" + (f" (+{more})" if more else "")
             lines.append(f"| `{bug['id']}`: {bug['title']} | {cells} | {shown} |")
         lines.append("")
     return lines
+
+
+def _under(name: str) -> str:
+    """The regression file ``name``'s path under ``scenarios/regressions/`` (a coverage shape's
+    sits in ``coverage/``)."""
+    return regression_file(name).resolve().relative_to(REGRESSIONS).as_posix()
 
 
 def markdown(document: Mapping[str, Any], reports: Path) -> str:
@@ -429,7 +435,7 @@ def markdown(document: Mapping[str, Any], reports: Path) -> str:
             lines += [f"(the finding of `{bug['regressions'][0]}` in {bug['explained_in']})", ""]
         lines.append(
             "- regression files: "
-            + ", ".join(f"[{r}]({link}/{r}.yaml)" for r in bug["regressions"])
+            + ", ".join(f"[{r}]({link}/{_under(r)})" for r in bug["regressions"])
         )
         first = bug["first_counterexample"]
         if first is not None:

@@ -1,6 +1,8 @@
 """The exemption canary's runs and report: every known-bad variant of the reference run once on the
 regression files and a part of the ci sample, then every shipped findings file judged on them, per
-run and per witness (``harness.findings.canary`` says what is asked and why).
+run and per witness (``harness.findings.canary`` says what is asked and why); a part of the
+coverage sample too, whose runs only challenge class witnesses (a class narrowed to one of its
+shapes meets its challengers there).
 
 ``python -m harness.canary [--reports DIR] [--baseline]`` writes ``DIR/exemption-canary.md`` and
 ``.json``: each findings file's variant runs it excuses whole and its class witnesses' broadenings
@@ -35,7 +37,7 @@ from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import expressible_needs
 from harness.targets.variants import REAL_RESTART_ONLY
-from scenarios import corpus
+from scenarios import corpus, coverage
 from scenarios.loading import REGRESSIONS, load_all, regression_files
 from scenarios.model import Scenario
 
@@ -45,6 +47,9 @@ BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary.json"
 # Every EVERY-th scenario of the ci sample.  What excuses a variant's run whole, or what no
 # variant challenges, on the whole sample does so on a part of it too; a part is cheaper.
 EVERY: Final = 4
+# Every COVERAGE_EVERY-th scenario of the coverage sample (scenarios.coverage): where a class
+# narrowed to one of its shapes meets its look-alikes (the ci sample rarely has those shapes)
+COVERAGE_EVERY: Final = 10
 # variants whose bug no scenario here can show (a crash inside an answer): the crash campaign
 # catches them (tests/test_variants.py), and no findings file can hide what never shows
 CAUGHT_ELSEWHERE: Final = {
@@ -64,6 +69,12 @@ def canary_scenarios() -> list[tuple[str, Scenario, bool]]:
     return [(name, scenario, False) for name, scenario in regressions] + [
         (name, scenario, True) for name, scenario in generated
     ]
+
+
+def coverage_scenarios() -> list[tuple[str, Scenario, bool]]:
+    """Every ``COVERAGE_EVERY``-th scenario of the coverage sample (all generated), for the
+    look-alikes of the classes narrowed to one of its shapes."""
+    return [(name, scenario, True) for name, scenario in coverage.read()[::COVERAGE_EVERY]]
 
 
 def variant_runs(
@@ -117,8 +128,15 @@ def expressible_of(stem: str, view: FindingsFile) -> frozenset[str] | None:
     return older if older is not None else registry.built_in_expressible().get(view.target)
 
 
-def measure(views: Mapping[str, FindingsFile], runs: Sequence[VariantRun]) -> Measured:
-    sample = Sample(runs)
+def measure(
+    views: Mapping[str, FindingsFile],
+    runs: Sequence[VariantRun],
+    challengers: Sequence[VariantRun] = (),
+) -> Measured:
+    """Which of ``runs`` each view excuses whole, and which broadenings of its class witnesses
+    no run challenges, ``challengers`` too (the coverage sample's part: a class narrowed to one
+    of its shapes is challenged there, and nowhere else)."""
+    sample = Sample([*runs, *challengers])
     hidden: list[Hidden] = []
     left: list[Broadening] = []
     tried: dict[str, int] = {}
@@ -200,7 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     arguments = parser.parse_args(argv)
     variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
-    measured = measure(shipped_views(), variant_runs(variants, canary_scenarios()))
+    measured = measure(
+        shipped_views(),
+        variant_runs(variants, canary_scenarios()),
+        variant_runs(variants, coverage_scenarios()),
+    )
     text = dumped(measured)
     write_atomically(arguments.reports / "exemption-canary.json", text)
     write_atomically(arguments.reports / "exemption-canary.md", render(measured))

@@ -169,6 +169,15 @@ NAME: Final = re.compile(
 )
 
 
+def in_coverage_sample(name: str) -> bool:
+    """Whether the generated scenario ``name`` is one of the coverage sample's
+    (``scenarios.coverage``), not of a profile's sample."""
+    matched = NAME.fullmatch(name)
+    return matched is not None and matched[1] in {
+        f"{GENERATED}{prefix}" for prefix in COVERAGE_PREFIXES
+    }
+
+
 def counted(name: str) -> bool:
     """Whether the class statistics count the generated scenario ``name`` (its family does)."""
     matched = NAME.fullmatch(name)

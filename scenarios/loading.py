@@ -81,6 +81,15 @@ def parse_scenario(data: Any, origin: str) -> Scenario:
     return scenario
 
 
+def regression_file(name: str) -> Path:
+    """The regression file ``name`` (its stem): in ``REGRESSIONS``, else among the coverage
+    shapes' (``REGRESSIONS / "coverage"``, which the default set leaves out); the first path
+    when neither holds it."""
+    top = REGRESSIONS / f"{name}.yaml"
+    coverage = REGRESSIONS / "coverage" / f"{name}.yaml"
+    return coverage if not top.is_file() and coverage.is_file() else top
+
+
 def regression_files(directory: Path = REGRESSIONS) -> list[Path]:
     return sorted(path for path in directory.iterdir() if path.suffix in {".yaml", ".yml", ".json"})
 

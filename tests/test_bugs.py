@@ -164,7 +164,7 @@ def test_a_hand_made_catalogue_that_matches_its_findings_files_has_no_problem(
     ("edit", "message"),
     [
         (("id: sdk-second-call-turned-away", "id: Second Call"), "bugs.0.id: String should match"),
-        (("invariants: [I5]", "invariants: [I17]"), "bugs.1.invariants.0: String should match"),
+        (("invariants: [I5]", "invariants: [I18]"), "bugs.1.invariants.0: String should match"),
         (("invariants: [I5]", "invariants: []"), "bugs.1.invariants: Tuple should have at least"),
         (("sdk: other", "sdk: other\n    severity: high"), "bugs.3.severity: Extra inputs"),
         (("{findings: [restart]}\n  - id: sdk-turn", "{}\n  - id: sdk-turn"), "names no finding"),

@@ -11,7 +11,9 @@ bug of the reference wholesale would excuse a new bug of the SDK the same way.
 
 And each shipped class is shown to reject a look-alike: a violation of a known-bad variant of the
 same invariant, at a step of the same kind, in a generated scenario the class's scenario classes
-admit, that none of the class's witnesses names.
+admit, that none of the class's witnesses names (for a class narrowed to a shape of the coverage
+sample, among the variants' runs of every tenth of its scenarios too, ``COVERAGE_EVERY``: the ci
+sample rarely has those shapes; they challenge every class witness too, below).
 
 Per run and per witness (``harness.findings.canary``, ``harness.canary``): every variant run is
 made once, and every findings file (a file of a range: its view as of each release it names) is
@@ -53,6 +55,7 @@ from harness.findings.canary import (
 from harness.findings.document import Evidence
 from harness.findings.patterns import anchored, full
 from harness.targets import registry
+from scenarios.classes import COVERAGE
 
 FILES = sorted(FINDINGS.glob("*.yaml"))
 # each shipped file as the files of the releases it names (a file of a range: its view as of each)
@@ -87,6 +90,13 @@ class VariantRuns:
 @pytest.fixture(scope="module")
 def variant_runs() -> VariantRuns:
     return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios()))
+
+
+@pytest.fixture(scope="module")
+def coverage_variant_runs() -> VariantRuns:
+    """The variants' runs of a part of the coverage sample, made only where a class narrowed to
+    one of its shapes asks for its look-alikes."""
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.coverage_scenarios()))
 
 
 def test_every_shipped_findings_file_is_challenged() -> None:
@@ -126,17 +136,21 @@ CLASSES = [(stem, found.name) for stem, view in sorted(VIEWS.items()) for found 
 
 @pytest.mark.parametrize(("stem", "name"), CLASSES, ids=[f"{s}:{n}" for s, n in CLASSES])
 def test_each_class_rejects_a_look_alike_from_a_known_bad_variant(
-    stem: str, name: str, variant_runs: VariantRuns
+    stem: str, name: str, variant_runs: VariantRuns, request: pytest.FixtureRequest
 ) -> None:
     """A variant's violation of an invariant the class witnesses, at a step of a kind it
     witnesses there, in a generated scenario the class's scenario classes admit, that none of its
     witnesses names: the class is narrower than its scenario classes and invariants."""
     [found] = [found for found in VIEWS[stem].classes if found.name == name]
     witnessed = {(witness.invariant, witness.step) for witness in found.witnesses}
+    runs = variant_runs.runs
+    if not set(found.scenario_classes).isdisjoint(COVERAGE):
+        # narrowed to a shape of the coverage sample: its look-alikes are there
+        runs = runs + request.getfixturevalue("coverage_variant_runs").runs
     rejected = next(
         (
             (each.run.scenario, violation)
-            for each in variant_runs.runs
+            for each in runs
             if each.run.generated and found.narrows_to(each.run.classes)
             for violation, kind in each.run.violations
             if (violation.invariant, kind) in witnessed
@@ -151,10 +165,14 @@ def test_each_class_rejects_a_look_alike_from_a_known_bad_variant(
 
 
 @pytest.fixture(scope="module")
-def measured(variant_runs: VariantRuns) -> Measured:
-    """The runs above, judged against every shipped file, per run and per witness."""
+def measured(variant_runs: VariantRuns, coverage_variant_runs: VariantRuns) -> Measured:
+    """The runs above, judged against every shipped file, per run and per witness (the coverage
+    sample's part only challenges witnesses, as ``python -m harness.canary`` does)."""
     runs = [each for each in variant_runs.runs if each.variant not in CAUGHT_ELSEWHERE]
-    return canary.measure(VIEWS, runs)
+    challengers = [
+        each for each in coverage_variant_runs.runs if each.variant not in CAUGHT_ELSEWHERE
+    ]
+    return canary.measure(VIEWS, runs, challengers)
 
 
 def baseline() -> dict[str, Any]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from harness.checkers import CHECKERS
 from harness.checkers.violation import Violation
 from harness.findings import (
     PLACEHOLDER,
@@ -262,6 +263,36 @@ def test_a_class_that_covers_nothing_in_its_sample_fails_the_run(tmp_path: Path)
     assert not verdict.passes
     # without generated scenarios, classes are not judged (but for their demonstration)
     assert judge_findings(document, [run((LOST, "answer"), errors=(REFUSED,))]).passes
+
+
+@pytest.mark.parametrize("invariant", [checker.id for checker in CHECKERS])
+def test_a_witness_may_name_every_checker(tmp_path: Path, invariant: str) -> None:
+    """Every invariant a checker reports can be recorded (I17 could not: record failed with a
+    traceback on a violation of it)."""
+    text = RECORDED.replace("invariant: I2", f"invariant: {invariant}")
+    [entry] = document_of(tmp_path, text).findings
+    assert entry.witnesses[0].invariant == invariant
+
+
+def test_a_class_is_judged_dead_only_by_the_sample_it_was_triaged_against(
+    tmp_path: Path,
+) -> None:
+    """A check of the coverage sample alone does not find the ci sample's classes dead, nor a
+    check of the ci sample the classes narrowed to a coverage shape."""
+    ci_class = RECORDED + CLASS
+    coverage_class = ci_class.replace(
+        "scenario_classes: [twin-calls]", "scenario_classes: [twin-calls, retried-parked-call]"
+    )
+    shapes = frozenset({"twin-calls", "retried-parked-call"})
+    of_coverage = run(scenario="generated-retried-parked-003", classes=shapes, generated=True)
+    of_ci = run(scenario="generated-001", generated=True)
+    # the ci sample's class, judged where the ci sample ran, not where only the coverage one did
+    assert judge_findings(document_of(tmp_path, ci_class), [of_coverage]).passes
+    assert not judge_findings(document_of(tmp_path, ci_class), [of_ci, of_coverage]).passes
+    # the coverage shape's class, the other way round
+    assert judge_findings(document_of(tmp_path, coverage_class), [of_ci]).passes
+    dead = judge_findings(document_of(tmp_path, coverage_class), [of_ci, of_coverage])
+    assert [missing.recorded_class for missing in dead.disappeared] == ["shared-call-id"]
 
 
 def test_a_class_witness_its_shown_by_file_never_shows_is_reported(tmp_path: Path) -> None:

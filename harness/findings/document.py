@@ -61,7 +61,7 @@ def evidence_for(
     return tuple(item for item in steps if item.kind == anchored_at)
 
 
-InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-6])|D|O)$")]
+InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-7])|D|O)$")]
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
 DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
 Digest = Annotated[str, Field(pattern=rf"^{DIGEST}[0-9a-f]{{64}}$")]

@@ -19,7 +19,8 @@ from harness.findings.document import (
     scenario_digest,
 )
 from harness.history import History, StepRecord
-from scenarios.classes import classes_of
+from scenarios.classes import COVERAGE, classes_of
+from scenarios.corpus import in_coverage_sample
 from scenarios.model import Scenario
 
 
@@ -146,7 +147,8 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
 
     A regression finding whose scenario was not run is neither seen nor missing; one whose
     scenario ran with another content is stale (it excuses nothing, and the run fails until it is
-    re-recorded).  Classes are judged only when a generated scenario ran.
+    re-recorded).  A class's witnesses must show only where the generated sample it was
+    triaged against ran (``_sample_ran``).
     """
     runs = list(runs)
     findings = () if document is None else document.findings
@@ -194,13 +196,13 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
                 for position, witness in enumerate(entry.witnesses)
                 if position not in shown and not witness.sometimes
             ]
-    if any(run.generated for run in runs):
-        disappeared += [
-            Missing(witness, found.explanation, recorded_class=found.name)
-            for found in classes
-            for position, witness in enumerate(found.witnesses)
-            if not class_hits.get((found.name, position)) and not witness.sometimes
-        ]
+    disappeared += [
+        Missing(witness, found.explanation, recorded_class=found.name)
+        for found in classes
+        if _sample_ran(found, runs)
+        for position, witness in enumerate(found.witnesses)
+        if not class_hits.get((found.name, position)) and not witness.sometimes
+    ]
     by_name = {run.scenario: run for run in runs if not run.generated}
     undemonstrated = [
         Missing(witness, found.explanation, recorded_class=found.name)
@@ -224,6 +226,17 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
         tuple(undemonstrated),
         tuple(conflicts),
     )
+
+
+def _sample_ran(found: FindingClass, runs: Sequence[Observed]) -> bool:
+    """Whether the generated sample ``found`` was triaged against ran, so that each of its
+    witnesses must show: a class narrowed to a shape of the coverage sample (a class of
+    ``COVERAGE`` in its ``scenario_classes``) is judged where the coverage sample ran, any other
+    where a profile's sample ran.  Each sample is judged only by itself: a check of the coverage
+    sample alone does not find the ci sample's classes dead, nor a check of the ci sample the
+    coverage sample's."""
+    of_coverage = not set(found.scenario_classes).isdisjoint(COVERAGE)
+    return any(run.generated and in_coverage_sample(run.scenario) == of_coverage for run in runs)
 
 
 def _demonstrated(witness: Witness, shown_by: Sequence[Observed]) -> bool:

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from harness.findings.search import BUNDLED
-from scenarios.loading import REGRESSIONS, load_scenario, read_yaml
+from scenarios.loading import load_scenario, read_yaml, regression_file
 from scenarios.model import Scenario
 
 
@@ -32,14 +32,14 @@ def resolve(source: str, target: str) -> tuple[str, Scenario, str | None]:
     path = Path(source)
     if path.is_file():
         return path.stem, load_scenario(path), None
-    regression = REGRESSIONS / f"{source}.yaml"
+    regression = regression_file(source)
     if regression.is_file():
         return source, load_scenario(regression), None
     for _, findings in reversed(findings_files(target)):
         document = read_yaml(findings.read_text(encoding="utf-8")) or {}
         for entry in document.get("classes") or []:
             if entry.get("class") == source and entry.get("shown_by"):
-                shown_by = REGRESSIONS / f"{entry['shown_by'][0]}.yaml"
+                shown_by = regression_file(entry["shown_by"][0])
                 symptom = " ".join(str(entry.get("explanation", "")).split()) or None
                 return source, load_scenario(shown_by), symptom
     raise UnknownSource(
