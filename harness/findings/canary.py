@@ -73,6 +73,7 @@ SDK_LIKE_ERRORS: Final = (
     "UserError: Cannot apply approval because the same tool invocation identity belongs to both "
     "the current run and a nested agent-tool run. Use distinct call IDs.",
     "no interrupted run to answer",
+    "ValueError: Tool 'mailer' is not registered.",
 )
 SDK_LIKE_WARNINGS: Final = (
     "tool_name=<mailer>, tool_use_id=<call-2> | agent is already processing a request",
@@ -82,6 +83,8 @@ SDK_LIKE_WARNINGS: Final = (
     "Agent 'mailer' paused with unresolved long-running tool call(s) ['adk-<uuid>'], which "
     "AgentTool cannot resume because its nested session is discarded. Configure the agent under "
     "sub_agents (e.g. with mode='single_turn' for LlmAgent) if it needs to pause and resume.",
+    "Provided invocation_id e-<uuid> is ignored because new_message has a function response "
+    "with invocation_id e-<uuid>.",
 )
 # What an SDK that stores no sub-agent turn shows its store holding (strands before 1.59).
 SDK_LIKE_STORED: Final = ("nothing",)

@@ -62,7 +62,14 @@ from harness.targets.adapter import (
     work_log,
 )
 from harness.targets.adk_model import model_class
-from harness.targets.base import CAPABILITIES, Observation, PendingInterrupt, Stored, TargetInfo
+from harness.targets.base import (
+    CAPABILITIES,
+    Observation,
+    PendingInterrupt,
+    Stored,
+    StoredContinuation,
+    TargetInfo,
+)
 from harness.targets.reference import agent_script, agents_by_path
 from scenarios import model as scenario_model
 from scenarios.deploys import walk_paths
@@ -78,6 +85,7 @@ CONFIRMATION: Final = "adk_request_confirmation"  # ADK's confirmation request's
 ORIGINAL_CALL: Final = "originalFunctionCall"  # where its args carry the call it asks about
 SDK_LOGGER: Final = "google_adk"  # ADK's loggers are "google_adk.<module>"
 INPUT_FIELD: Final = "request"  # a sub-agent tool's input (AgentTool's declaration)
+VOLATILE: Final = frozenset({"id", "timestamp"})  # an event's random id and wall-clock time
 
 SHAPES: Final = {
     "agent-tool": "sub-agents are AgentTool tools (each call on a runner and in-memory session "
@@ -373,12 +381,80 @@ class AdkSession(RebuildingSession):
         text = json.dumps(payload, default=opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(UUID.sub("<uuid>", text)))
 
+    def store_bytes(self) -> int:
+        """Bytes of everything the stored session holds, what a restart reads back: its events as
+        canonical compact JSON without ADK's random event ids and wall-clock timestamps, and its
+        state (the sqlite file itself grows by whole pages)."""
+        if self.root is None:
+            return 0
+        session = run_async(
+            self.root.session_service.get_session(
+                app_name=APP_NAME, user_id=USER_ID, session_id=SESSION_ID
+            )
+        )
+        if session is None:
+            return 0
+        return canonical_size(list(session.events)) + len(
+            json.dumps(session.state, sort_keys=True, separators=(",", ":"), default=str).encode()
+        )
+
     def stored(self) -> Stored:
-        return Stored()  # continuation_bytes is not claimed
+        """The sub-agent turns the stored session keeps for the questions still pending: for
+        each, every sub-agent call on the way down to the one that asked (a single_turn call runs
+        on a branch of the caller's session, ``caller@call-id.sub@call-id``), the events of that
+        call's branch, measured as canonical compact JSON without ADK's random event ids and
+        wall-clock timestamps.  An ``AgentTool`` keeps none: its wrapped agent ran in a session
+        it discarded.  ``continuation_bytes`` is still not claimed: I7 does not judge them."""
+        if self.root is None:
+            return Stored()
+        try:
+            events = run_async(self._events())
+        except Exception:  # an unreadable store says nothing of what it holds
+            return Stored()
+        return Stored(continuations=parked_turns(events, self.scenario.tree.name))
 
 
 def run_async(awaitable: Any) -> Any:
     return asyncio.run(awaitable)
+
+
+def parked_turns(events: Sequence[Any], root: str) -> tuple[StoredContinuation, ...]:
+    """Each sub-agent call that a pending confirmation waits in (the asker's and every call above
+    it), in the order the stored session first shows it, with the bytes of its branch's events."""
+    if not events:
+        return ()
+    latest = events[-1].invocation_id
+    answered = {
+        reply.id
+        for event in events
+        for reply in _parts_of(event, "function_response")
+        if reply.name == CONFIRMATION
+    }
+    branches: dict[str, None] = {}
+    for event in events:
+        if event.invocation_id != latest or event.author == root or not event.branch:
+            continue
+        waiting = [
+            call
+            for call in _parts_of(event, "function_call")
+            if call.name == CONFIRMATION and call.id not in answered
+        ]
+        if waiting:
+            segments = str(event.branch).split(".")
+            for depth in range(1, len(segments) + 1):
+                branches.setdefault(".".join(segments[:depth]), None)
+    parked = []
+    for branch in branches:
+        mine = [event for event in events if event.branch == branch]
+        owner = branch.rsplit(".", 1)[-1].split("@", 1)[0]
+        parked.append(StoredContinuation(owner=owner, size=canonical_size(mine)))
+    return tuple(parked)
+
+
+def canonical_size(events: Sequence[Any]) -> int:
+    """Bytes of ``events`` as canonical compact JSON, without their random ids and timestamps."""
+    kept = [event.model_dump(mode="json", exclude_none=True, exclude=VOLATILE) for event in events]
+    return len(json.dumps(kept, sort_keys=True, separators=(",", ":")).encode())
 
 
 def _parts_of(event: Any, kind: str) -> list[Any]:
