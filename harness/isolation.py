@@ -24,12 +24,14 @@ from typing import Any, Final
 
 from harness.scratch import kept_on_file
 from harness.targets.base import (
+    Logged,
     Observation,
     PendingInterrupt,
     Stored,
     StoredContinuation,
     Target,
     TargetInfo,
+    logged_at_rebuild,
     resume_without_id,
     use_root_session,
 )
@@ -62,6 +64,7 @@ class ProcessSession:
         self.name = name
         self.workdir = workdir
         self.root_session = "a"  # the root session each step's process talks to
+        self.rebuild_log = Logged()
         (workdir / SCENARIO_FILE).write_text(scenario.model_dump_json(), encoding="utf-8")
         self.last: dict[str, Any] = self._call({"op": "start"})
 
@@ -76,8 +79,18 @@ class ProcessSession:
         return _observation(self._call({"op": "resume", "response": response})["observation"])
 
     def restart(self) -> str | None:
-        error: str | None = self._call({"op": "restart"})["error"]
+        reply = self._call({"op": "restart"})
+        logged = reply.get("logged") or {}  # none from a process whose start failed
+        self.rebuild_log = Logged(
+            tuple(logged.get("errors", ())), tuple(logged.get("warnings", ()))
+        )
+        error: str | None = reply["error"]
         return error
+
+    def logged_at_rebuild(self) -> Logged:
+        """What the last restart step's process logged during its ``restart()`` (not during
+        its start, which every step's process does)."""
+        return self.rebuild_log
 
     def use_root_session(self, name: str) -> None:
         """The next steps' processes talk to root session ``name`` (``worker``)."""
@@ -173,6 +186,7 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
     op = request["op"]
     if op == "restart":  # the session's own rebuild, in a process that has seen only files
         reply["error"] = session.restart()
+        reply["logged"] = asdict(logged_at_rebuild(session))
     elif op == "run":
         reply["observation"] = asdict(session.run(request["prompt"]))
     elif op == "answer":
