@@ -14,7 +14,8 @@ the server, which starts the target's session ``kept_on_file()`` (``harness.scra
 scenario's work directory and performs every step until the next restart; the harness holds a
 ``ForkedSession``, which forwards each call to the child.  A restart ends the child and forks a
 new one, which starts the session from the work directory (a resume: docs/adapters.md) and
-restarts it there, so the rebuild is the target's own ``restart()``, with its own error, in a
+restarts it there, so the rebuild is the target's own ``restart()``, with its own error (and
+what it logged meanwhile, ``logged_at_rebuild``, sent back with the child's first reply), in a
 process that has seen nothing but files.  The restart-free control run is one segment.
 
 What crosses from one segment to the next is what the target wrote in the work directory: its
