@@ -14,6 +14,7 @@ run it on theirs).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -24,7 +25,7 @@ import pytest
 
 from fakes.model import Said, ScriptedModel, ScriptedTurn
 from harness.forking import ForkIsolated
-from harness.isolation import ProcessIsolated, ProcessSession, _observation
+from harness.isolation import SCENARIO_FILE, ProcessSession, _observation, worker
 from harness.runner import run_scenario
 from harness.targets.base import Logged, Observation, Target, logged_at_rebuild
 from harness.targets.registry import available
@@ -206,21 +207,40 @@ def test_the_process_transport_carries_what_a_rebuild_logged(
     assert session.logged_at_rebuild() == Logged(("e",), ("a", "b"))
 
 
-@pytest.mark.parametrize("isolation", ["in-process", "fork", "process"])
+@pytest.mark.parametrize("name", INSTALLED)
+def test_a_restart_steps_process_sends_back_what_the_rebuild_logged(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--isolation process``: the restart step's process (``worker``, run here) replies with
+    what its ``restart()`` logged, not what its start logged (every step's process starts the
+    session, and a start over the journal of a run logs here too)."""
+    scenario = parse_scenario(REBUILT, "sent")
+    (tmp_path / SCENARIO_FILE).write_text(scenario.model_dump_json(), encoding="utf-8")
+    worker(name, tmp_path, {"op": "start"})
+    worker(name, tmp_path, {"op": "run", "prompt": "restart the service"})
+    logged = noisy_rebuilds(monkeypatch, name)
+    reply = json.loads(json.dumps(worker(name, tmp_path, {"op": "restart"})))
+    assert len(logged) == 6  # at the start of the step's process, then at its restart
+    assert reply["logged"] == {
+        "errors": ["rebuild error"],
+        "warnings": ["first rebuild warning", "second rebuild warning"],
+    }
+
+
+@pytest.mark.parametrize("isolation", ["in-process", "fork"])
 def test_the_warning_of_a_skipped_nested_run_state_is_recorded_at_the_corrupt_step(
     isolation: str,
 ) -> None:
     """A real rebuild warning: openai-agents' ``RunState.from_json`` skips a damaged run state
     two levels below the root with a WARNING only (strict_context off), during the restart that
-    follows the corruption, whichever process rebuilds."""
+    follows the corruption, in this process and in the segment's forked one (the step process
+    of ``--isolation process`` sends it back as ``worker`` does below)."""
     if "openai-agents" not in available():
         pytest.skip("openai-agents is not installed here (tox -e openai-agents runs this)")
     path = ROOT / "scenarios" / "regressions" / "corrupt-a-nested-call-inside-a-nested-call.yaml"
     target: Target = available()["openai-agents"]()
     if isolation == "fork":
         target = ForkIsolated("openai-agents", target)
-    elif isolation == "process":
-        target = ProcessIsolated("openai-agents", target)
     history = run_scenario(target, load_scenario(path), path.stem)
     corrupt = history.steps[1]
     assert corrupt.kind == "corrupt"
