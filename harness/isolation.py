@@ -7,8 +7,9 @@ from their work directory (docs/adapters.md: every shipped target does): each st
 target's session from the work directory, performs the one step, and prints what it observed
 together with the ledger, journal, events and stored sizes.  Nothing survives between steps but
 files; a restart step's process starts the session and restarts it, so the rebuild, its error
-and what it logged (``logged_at_rebuild``) are the target's own ``restart()``'s.  The step's session is started
-``kept_on_file()`` (``harness.scratch``), so what the fakes record is on file too.
+and what it logged (``logged_at_rebuild``) are the target's own ``restart()``'s.  The step's
+session is started ``kept_on_file()`` (``harness.scratch``), so what the fakes record is on file
+too.
 """
 
 from __future__ import annotations
