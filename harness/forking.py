@@ -14,7 +14,8 @@ the server, which starts the target's session ``kept_on_file()`` (``harness.scra
 scenario's work directory and performs every step until the next restart; the harness holds a
 ``ForkedSession``, which forwards each call to the child.  A restart ends the child and forks a
 new one, which starts the session from the work directory (a resume: docs/adapters.md) and
-restarts it there, so the rebuild is the target's own ``restart()``, with its own error, in a
+restarts it there, so the rebuild is the target's own ``restart()``, with its own error (and
+what it logged meanwhile, ``logged_at_rebuild``, sent back with the child's first reply), in a
 process that has seen nothing but files.  The restart-free control run is one segment.
 
 What crosses from one segment to the next is what the target wrote in the work directory: its
@@ -49,12 +50,14 @@ from typing import Any, Final
 from harness.scratch import kept_on_file
 from harness.targets.adapter import NOT_REBUILT
 from harness.targets.base import (
+    Logged,
     Observation,
     PendingInterrupt,
     SaidAlready,
     Stored,
     Target,
     TargetInfo,
+    logged_at_rebuild,
 )
 from scenarios.model import Agent, Scenario
 
@@ -107,6 +110,7 @@ class ForkedSession:
         # last step added (sent with its reply: one round trip a step, not five)
         self.seen = {log: 0 for log in LOGS}
         self.gained: dict[str, tuple[int, Any]] = {}
+        self.rebuild_log = Logged()
         error = self._segment(resume=False)
         if error is not None:  # the first start failed: the adapter's, as in-process
             raise SegmentFailed(error)
@@ -118,7 +122,7 @@ class ForkedSession:
         self._end()
         child = self.fork_server.fork()
         child.send((self.scenario, self.tree, str(self.workdir), resume, self.seen))
-        started, error, gained = _reply(child)
+        started, error, gained, self.rebuild_log = _reply(child)
         self.gained = gained
         if started:
             self.child = child
@@ -185,6 +189,12 @@ class ForkedSession:
 
     def restart(self) -> str | None:
         return self._segment(resume=True)
+
+    def logged_at_rebuild(self) -> Logged:
+        """What the session logged as it restarted at the start of the current segment (sent
+        with the child's first reply): the records of its own ``restart()`` or ``deploy()``,
+        not those of its start."""
+        return self.rebuild_log
 
     def use_root_session(self, name: str) -> None:
         """Tell the segment's session (asked before every step: a new segment starts in `a`)."""
@@ -486,14 +496,19 @@ def _child(target: Target, parent: Connection) -> int:
         try:
             with kept_on_file():
                 session: Any = target.start(scenario, Path(workdir))
+            logged = Logged()
             if tree is not None:  # the last deploy's tree, into the session as in-process
                 error = session.deploy(Agent.model_validate_json(tree))
+                logged = logged_at_rebuild(session)
+            elif resume:
+                error = session.restart()
+                logged = logged_at_rebuild(session)
             else:
-                error = session.restart() if resume else None
+                error = None
         except Exception as failure:  # a rebuild that fails: the restart's error
-            parent.send(("returned", (False, _failed(failure, resume), {})))
+            parent.send(("returned", (False, _failed(failure, resume), {}, Logged())))
             return 0
-        parent.send(("returned", (True, error, _gained(session, seen))))
+        parent.send(("returned", (True, error, _gained(session, seen), logged)))
         while (request := parent.recv()) is not None:
             method, arguments, seen = request
             try:

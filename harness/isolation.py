@@ -6,9 +6,10 @@ from their work directory (docs/adapters.md: every shipped target does): each st
 ``python -m harness.isolation NAME WORKDIR`` with the step on standard input, which builds the
 target's session from the work directory, performs the one step, and prints what it observed
 together with the ledger, journal, events and stored sizes.  Nothing survives between steps but
-files; a restart step's process starts the session and restarts it, so the rebuild and its error
-are the target's own ``restart()``.  The step's session is started
-``kept_on_file()`` (``harness.scratch``), so what the fakes record is on file too.
+files; a restart step's process starts the session and restarts it, so the rebuild, its error
+and what it logged (``logged_at_rebuild``) are the target's own ``restart()``'s.  The step's
+session is started ``kept_on_file()`` (``harness.scratch``), so what the fakes record is on file
+too.
 """
 
 from __future__ import annotations
@@ -24,12 +25,14 @@ from typing import Any, Final
 
 from harness.scratch import kept_on_file
 from harness.targets.base import (
+    Logged,
     Observation,
     PendingInterrupt,
     Stored,
     StoredContinuation,
     Target,
     TargetInfo,
+    logged_at_rebuild,
     resume_without_id,
     use_root_session,
 )
@@ -62,6 +65,7 @@ class ProcessSession:
         self.name = name
         self.workdir = workdir
         self.root_session = "a"  # the root session each step's process talks to
+        self.rebuild_log = Logged()
         (workdir / SCENARIO_FILE).write_text(scenario.model_dump_json(), encoding="utf-8")
         self.last: dict[str, Any] = self._call({"op": "start"})
 
@@ -76,8 +80,18 @@ class ProcessSession:
         return _observation(self._call({"op": "resume", "response": response})["observation"])
 
     def restart(self) -> str | None:
-        error: str | None = self._call({"op": "restart"})["error"]
+        reply = self._call({"op": "restart"})
+        logged = reply.get("logged") or {}  # none from a process whose start failed
+        self.rebuild_log = Logged(
+            tuple(logged.get("errors", ())), tuple(logged.get("warnings", ()))
+        )
+        error: str | None = reply["error"]
         return error
+
+    def logged_at_rebuild(self) -> Logged:
+        """What the last restart step's process logged during its ``restart()`` (not during
+        its start, which every step's process does)."""
+        return self.rebuild_log
 
     def use_root_session(self, name: str) -> None:
         """The next steps' processes talk to root session ``name`` (``worker``)."""
@@ -173,6 +187,7 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
     op = request["op"]
     if op == "restart":  # the session's own rebuild, in a process that has seen only files
         reply["error"] = session.restart()
+        reply["logged"] = asdict(logged_at_rebuild(session))
     elif op == "run":
         reply["observation"] = asdict(session.run(request["prompt"]))
     elif op == "answer":

@@ -24,11 +24,13 @@ from fakes.corruption import CorruptionNotApplicable
 from harness.history import History, StepRecord
 from harness.scratch import RUN, scratch_directory
 from harness.targets.base import (
+    Logged,
     Observation,
     PendingInterrupt,
     SaidAlready,
     Session,
     Target,
+    logged_at_rebuild,
     missing_capabilities,
     restart_root_session,
     resume_without_id,
@@ -338,12 +340,13 @@ class Recorder:
         elif isinstance(step, Restart):
             expected = self.oracle.step(index, step)
             if step.session is not None:  # one root session's orchestrator
-                rebuilt = restart_root_session(self.session, step.session)
-            elif step.tree is None:
-                rebuilt = self.session.restart()
+                # (not a restart() nor a deploy(): logged_at_rebuild does not speak of it)
+                observed = {"error": restart_root_session(self.session, step.session)}
             else:
-                rebuilt = self.session.deploy(step.tree)
-            observed = {"error": rebuilt}
+                rebuilt = (
+                    self.session.restart() if step.tree is None else self.session.deploy(step.tree)
+                )
+                observed = self._rebuilt({}, rebuilt)
         elif isinstance(step, Corrupt):
             expected = self.oracle.step(index, step)
             try:
@@ -351,10 +354,11 @@ class Recorder:
             except CorruptionNotApplicable as nothing:
                 # the scenario says a continuation is stored here; the target has none
                 note = f"nothing corrupted: {nothing}"
-            observed = {"note": note, "error": self.session.restart()}
+            observed = self._rebuilt({"note": note}, self.session.restart())
         elif isinstance(step, Repair):
             expected = self.oracle.step(index, step)
-            observed = {"note": self.session.repair(), "error": self.session.restart()}
+            note = self.session.repair()
+            observed = self._rebuilt({"note": note}, self.session.restart())
         else:  # pragma: no cover - the scenario model admits no other step
             raise AssertionError(step)
         return StepRecord(
@@ -446,6 +450,23 @@ class Recorder:
             observed["more_errors"] = [str(error) for error in observation.more_errors]
         if observation.warnings:  # recorded where there are some: most steps log none
             observed["warnings"] = [str(warning) for warning in observation.warnings]
+        return observed
+
+    def _rebuilt(self, observed: dict[str, Any], error: str | None) -> dict[str, Any]:
+        """A rebuild step's observation: ``observed`` and the rebuild's ``error``, then what
+        the implementation logged meanwhile (``logged_at_rebuild``): every ERROR record in
+        ``more_errors`` (the ``error`` stays what the rebuild returned) and every WARNING
+        record in ``warnings``, each recorded only where there are some."""
+        observed["error"] = error
+        logged = logged_at_rebuild(self.session)
+        if not isinstance(logged, Logged):  # an adapter's bug, named as such
+            raise ContractBroken(
+                f"logged_at_rebuild() returned {_shown(logged)}, expected a Logged"
+            )
+        if logged.errors:
+            observed["more_errors"] = [str(error) for error in logged.errors]
+        if logged.warnings:
+            observed["warnings"] = [str(warning) for warning in logged.warnings]
         return observed
 
     def _gained(self) -> dict[str, Any]:

@@ -79,6 +79,7 @@ SDK_LIKE_WARNINGS: Final = (
     "tool_name=<mailer>, tool_use_id=<call-2> | agent is already processing a request",
     "tool_name=<mailer>, tool_use_id=<call-1> | agent invocation failed: 'str' object has no "
     "attribute 'get'",
+    "Failed to deserialize nested agent run state for tool call call-2.",
     "Ignoring unknown node name mailer in pending sends",
     "Agent 'mailer' paused with unresolved long-running tool call(s) ['adk-<uuid>'], which "
     "AgentTool cannot resume because its nested session is discarded. Configure the agent under "

@@ -13,10 +13,11 @@ are recorded as.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, Protocol
 
@@ -26,7 +27,7 @@ from fakes.log import AppendOnlyLog
 from fakes.protected import Ledger, label_of
 from fakes.stores import CorruptingStore, FileStore, MemoryStore, Store
 from harness.scratch import on_file
-from harness.targets.base import PendingInterrupt
+from harness.targets.base import Logged, PendingInterrupt
 from scenarios.deploys import agents_at
 from scenarios.model import Agent, Scenario
 
@@ -128,6 +129,8 @@ class RebuildingSession(RecordedSession):
 
     root: Any
     scenario: Scenario
+    sdk_loggers: tuple[str, ...] = ()  # the SDK's loggers, read during a rebuild (``ErrorLog``)
+    rebuild_log = Logged()  # what they received during the last one
     agents: dict[str, Agent]  # the scenario's agents, by path
 
     def _build(self) -> Any:
@@ -141,12 +144,25 @@ class RebuildingSession(RecordedSession):
         return self.restart()
 
     def restart(self) -> str | None:
+        """``_rebuild``, with what the SDK logged meanwhile kept for ``logged_at_rebuild``."""
+        errors = ErrorLog()
+        with errors.reading(*self.sdk_loggers):
+            rebuilt = self._rebuild()
+        self.rebuild_log = errors.logged()
+        return rebuilt
+
+    def _rebuild(self) -> str | None:
         try:
             self.root = self._build()
         except Exception as failure:
             self.root = None  # nothing survives a failed rebuild
             return f"{type(failure).__name__}: {failure}"
         return None
+
+    def logged_at_rebuild(self) -> Logged:
+        """What the SDK's loggers (``sdk_loggers``) received at WARNING and ERROR during the
+        last ``restart()`` or ``deploy()``."""
+        return self.rebuild_log
 
 
 class DirectoryStore:
@@ -245,6 +261,23 @@ class ErrorLog(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         logged = self.messages if record.levelno >= logging.ERROR else self.warnings
         logged.append(record.getMessage())
+
+    @contextlib.contextmanager
+    def reading(self, *names: str) -> Iterator[None]:
+        """Collect what the loggers ``names`` (and their children) receive meanwhile."""
+        loggers = [logging.getLogger(name) for name in names]
+        for sdk_logger in loggers:
+            sdk_logger.addHandler(self)
+        try:
+            yield
+        finally:
+            for sdk_logger in loggers:
+                sdk_logger.removeHandler(self)
+
+    def logged(self) -> Logged:
+        """Everything collected, as a rebuild reports it: no error was raised, every record
+        logged at ERROR is one of its ``errors``."""
+        return Logged(tuple(self.messages), tuple(self.warnings))
 
     def observed(self, raised: str | None = None) -> dict[str, Any]:
         """The observation's error fields for a step that logged what this collected and raised

@@ -156,6 +156,8 @@ class AdkTarget:
 
 
 class AdkSession(RebuildingSession):
+    sdk_loggers = (SDK_LOGGER,)
+
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path, shape: str) -> None:
         self.scenario = scenario
         self.shape = shape

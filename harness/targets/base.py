@@ -92,6 +92,16 @@ class Observation:
 
 
 @dataclass(frozen=True)
+class Logged:
+    """What the implementation logged during a rebuild (a restart or a deploy), in order: at
+    ERROR or above (``errors``), and at WARNING (``warnings``: what it skipped or turned away
+    while reloading, without failing)."""
+
+    errors: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class StoredContinuation:
     owner: str  # which sub-agent's parked turn (by name)
     size: int  # bytes of its canonical JSON
@@ -140,6 +150,25 @@ class Session(Protocol):
         """Public events so far (stream events, callback payloads), from the ``start``-th on."""
 
     def stored(self) -> Stored: ...
+
+
+class ReportsRebuildLogs(Protocol):
+    """A session that can say what its implementation logged while it rebuilt: the runner asks
+    after every ``restart()`` and ``deploy()`` of a session that has the method (one without it
+    is taken to have logged nothing)."""
+
+    def logged_at_rebuild(self) -> Logged:
+        """What was logged at WARNING and ERROR during the last ``restart()`` or ``deploy()``
+        (not before it, nor since)."""
+
+
+def logged_at_rebuild(session: Session) -> Logged:
+    """``session.logged_at_rebuild()``, or nothing logged for a session without it."""
+    report = getattr(session, "logged_at_rebuild", None)
+    if not callable(report):
+        return Logged()
+    logged: Logged = report()
+    return logged
 
 
 class ResumesWithoutId(Protocol):

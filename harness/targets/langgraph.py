@@ -219,6 +219,8 @@ class LangGraphTarget:
 
 
 class LangGraphSession(RebuildingSession):
+    sdk_loggers = LOGGERS
+
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path, shape: str) -> None:
         self.scenario = scenario
         self.shape = shape

@@ -169,6 +169,8 @@ class OpenAIAgentsTarget:
 
 
 class OpenAIAgentsSession(RebuildingSession):
+    sdk_loggers = (SDK_LOGGER,)
+
     def __init__(self, scenario: scenario_model.Scenario, workdir: Path) -> None:
         from agents import set_tracing_disabled
 
@@ -384,9 +386,9 @@ class OpenAIAgentsSession(RebuildingSession):
         text = json.dumps(payload, default=opaque, sort_keys=True, ensure_ascii=False)
         self.public_events.append(json.loads(UUID.sub("<uuid>", text)))
 
-    def restart(self) -> str | None:
+    def _rebuild(self) -> str | None:
         self.state = None
-        not_rebuilt = super().restart()
+        not_rebuilt = super()._rebuild()
         if not_rebuilt is not None:
             return not_rebuilt
         return self._resume()

@@ -144,6 +144,8 @@ class StrandsTarget:
 
 
 class StrandsSession(RebuildingSession):
+    sdk_loggers = ("strands",)
+
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
     ) -> None:
