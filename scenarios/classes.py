@@ -6,6 +6,7 @@ this module needs only the scenario model and the oracle, not the generators.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 from unicodedata import normalize
 from urllib.parse import unquote
@@ -54,6 +55,26 @@ COVERAGE: Final = (
     "two-root-sessions",
 )
 RECOGNISED: Final = CLASSES + FOCUSED + FINER + COVERAGE
+
+# the coverage sample's families' beginnings (``scenarios.coverage``), after ``generated-``: a
+# file of their own, scenarios/corpus/coverage/, never part of a profile's sample
+COVERAGE_PREFIXES: Final = (
+    "answered-ids-",
+    "retried-parked-",
+    "refused-restore-",
+    "retried-gated-",
+    "state-read-",
+    "two-sessions-",
+)
+_COVERAGE_NAME: Final = re.compile(
+    "generated-(?:" + "|".join(re.escape(prefix) for prefix in COVERAGE_PREFIXES) + r")\d{3,}"
+)
+
+
+def in_coverage_sample(name: str) -> bool:
+    """Whether the generated scenario ``name`` is one of the coverage sample's
+    (``scenarios.coverage``), not of a profile's sample."""
+    return _COVERAGE_NAME.fullmatch(name) is not None
 
 
 def classes_of(scenario: Scenario) -> set[str]:

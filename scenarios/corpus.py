@@ -47,6 +47,7 @@ from typing import Any, Final
 import hypothesis
 from hypothesis.strategies import SearchStrategy
 
+from scenarios.classes import COVERAGE_PREFIXES
 from scenarios.loading import ScenarioFileError, parse_scenario
 from scenarios.model import Scenario
 from scenarios.statistics import sample
@@ -141,16 +142,6 @@ IDS: Final = FAMILIES[4].names  # and of the adversarial-ids family
 RETRIED: Final = FAMILIES[5].names  # and of the retried-call family
 DEPLOY: Final = FAMILIES[6].names  # and of the deploy family
 TWINS: Final = FAMILIES[7].names  # and of the twin-call family
-# the coverage sample's families' beginnings (``scenarios.coverage``): a file of their own,
-# scenarios/corpus/coverage/, never part of the ci sample above
-COVERAGE_PREFIXES: Final = (
-    "answered-ids-",
-    "retried-parked-",
-    "refused-restore-",
-    "retried-gated-",
-    "state-read-",
-    "two-sessions-",
-)
 # a generated scenario's name: its family's beginning (longest first), then its number
 NAME: Final = re.compile(
     "("
@@ -167,15 +158,6 @@ NAME: Final = re.compile(
     )
     + r")(\d{3,})"
 )
-
-
-def in_coverage_sample(name: str) -> bool:
-    """Whether the generated scenario ``name`` is one of the coverage sample's
-    (``scenarios.coverage``), not of a profile's sample."""
-    matched = NAME.fullmatch(name)
-    return matched is not None and matched[1] in {
-        f"{GENERATED}{prefix}" for prefix in COVERAGE_PREFIXES
-    }
 
 
 def counted(name: str) -> bool:

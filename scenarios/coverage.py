@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from scenarios import corpus
-from scenarios.classes import COVERAGE
+from scenarios.classes import COVERAGE, COVERAGE_PREFIXES
 from scenarios.model import Scenario
 from scenarios.statistics import sample
 from scenarios.strategies.coverage import coverage_family
@@ -29,7 +29,7 @@ SHARE: Final = 1 / 4  # of the profile's examples, per family
 FILE: Final = corpus.CORPUS / "coverage" / "generated-coverage.jsonl"
 REGENERATE: Final = "python -m harness generate --coverage"
 # each class of ``COVERAGE`` with the beginning of its family's names, in the order written
-FAMILIES: Final = tuple(zip(COVERAGE, corpus.COVERAGE_PREFIXES, strict=True))
+FAMILIES: Final = tuple(zip(COVERAGE, COVERAGE_PREFIXES, strict=True))
 
 
 def draw() -> corpus.Named:

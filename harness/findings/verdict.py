@@ -19,8 +19,7 @@ from harness.findings.document import (
     scenario_digest,
 )
 from harness.history import History, StepRecord
-from scenarios.classes import COVERAGE, classes_of
-from scenarios.corpus import in_coverage_sample
+from scenarios.classes import COVERAGE, classes_of, in_coverage_sample
 from scenarios.model import Scenario
 
 
