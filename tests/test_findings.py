@@ -480,6 +480,19 @@ BY_STORE = CLASS.replace(
 )
 
 
+def _generated_at(steps: list[Evidence]) -> Observed:
+    """A generated run of the twin-calls classes violating OTHER_ACTION at an answer step, whose
+    steps recorded ``steps``."""
+    return Observed(
+        "generated-007",
+        DIGEST,
+        frozenset({"twin-calls"}),
+        ((OTHER_ACTION, "answer"),),
+        tuple(steps),
+        True,
+    )
+
+
 @pytest.mark.parametrize(
     ("stored", "excused"),
     [
@@ -494,15 +507,7 @@ def test_a_stored_anchor_names_what_the_store_held_where_the_witness_says(
     document = document_of(tmp_path, RECORDED + BY_STORE)
     steps = [Evidence(kind, stored=("mailer",)) for kind in KINDS]
     steps[1] = Evidence("restart", stored=stored)
-    generated = Observed(
-        "generated-007",
-        DIGEST,
-        frozenset({"twin-calls"}),
-        ((OTHER_ACTION, "answer"),),
-        tuple(steps),
-        True,
-    )
-    assert judge_findings(document, [generated]).passes is excused
+    assert judge_findings(document, [_generated_at(steps)]).passes is excused
 
 
 def test_a_steps_stored_turns_are_their_owners_or_nothing() -> None:
@@ -536,15 +541,7 @@ def test_a_shown_anchor_names_the_questions_as_the_target_showed_them(
     document = document_of(tmp_path, RECORDED + BY_SHOWN)
     steps = [Evidence(kind) for kind in KINDS]
     steps[0] = Evidence("run", shown=(shown,))
-    generated = Observed(
-        "generated-007",
-        DIGEST,
-        frozenset({"twin-calls"}),
-        ((OTHER_ACTION, "answer"),),
-        tuple(steps),
-        True,
-    )
-    assert judge_findings(document, [generated]).passes is excused
+    assert judge_findings(document, [_generated_at(steps)]).passes is excused
 
 
 def test_the_questions_shown_so_far_are_each_question_once_and_twins_at_once_twice() -> None:

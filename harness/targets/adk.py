@@ -328,13 +328,7 @@ class AdkSession(RebuildingSession):
         answered, in the order the stored session holds them, under their handles."""
         if not events:
             return ()
-        latest = events[-1].invocation_id
-        answered = {
-            reply.id
-            for event in events
-            for reply in _parts_of(event, "function_response")
-            if reply.name == CONFIRMATION
-        }
+        latest, answered = _latest_and_answered(events)
         shown: dict[str, PendingInterrupt] = {}
         for event in events:
             if event.invocation_id != latest:
@@ -420,18 +414,24 @@ def run_async(awaitable: Any) -> Any:
     return asyncio.run(awaitable)
 
 
-def parked_turns(events: Sequence[Any], root: str) -> tuple[StoredContinuation, ...]:
-    """Each sub-agent call that a pending confirmation waits in (the asker's and every call above
-    it), in the order the stored session first shows it, with the bytes of its branch's events."""
-    if not events:
-        return ()
-    latest = events[-1].invocation_id
+def _latest_and_answered(events: Sequence[Any]) -> tuple[Any, set[str]]:
+    """The latest invocation of a stored session's events (the one a resume goes on with), and
+    the ids of the confirmation requests a function response has answered."""
     answered = {
         reply.id
         for event in events
         for reply in _parts_of(event, "function_response")
         if reply.name == CONFIRMATION
     }
+    return events[-1].invocation_id, answered
+
+
+def parked_turns(events: Sequence[Any], root: str) -> tuple[StoredContinuation, ...]:
+    """Each sub-agent call that a pending confirmation waits in (the asker's and every call above
+    it), in the order the stored session first shows it, with the bytes of its branch's events."""
+    if not events:
+        return ()
+    latest, answered = _latest_and_answered(events)
     branches: dict[str, None] = {}
     for event in events:
         if event.invocation_id != latest or event.author == root or not event.branch:
