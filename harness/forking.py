@@ -204,6 +204,7 @@ class ForkedSession:
         """One session's orchestrator rebuilt in the segment's process (not a new process: the
         agent tools and the other session stay, as in a live deployment)."""
         error: str | None = self._call("restart_root_session", name)
+        self.rebuild_log = self._call("logged_at_rebuild")  # the child's session's, or nothing
         return error
 
     def deploy(self, tree: Agent) -> str | None:
@@ -512,7 +513,11 @@ def _child(target: Target, parent: Connection) -> int:
         while (request := parent.recv()) is not None:
             method, arguments, seen = request
             try:
-                value = getattr(session, method)(*arguments)
+                value: Any = (  # a session without logged_at_rebuild logged nothing
+                    logged_at_rebuild(session)
+                    if method == "logged_at_rebuild"
+                    else getattr(session, method)(*arguments)
+                )
                 if seen is not None:  # a step: with what it added
                     value = (value, _gained(session, seen))
             except CorruptionNotApplicable as nothing:  # the runner's to note

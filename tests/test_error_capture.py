@@ -24,7 +24,7 @@ from typing import Any, Final
 import pytest
 
 from fakes.model import Said, ScriptedModel, ScriptedTurn
-from harness.forking import ForkIsolated
+from harness.forking import ForkedSession, ForkIsolated
 from harness.isolation import SCENARIO_FILE, ProcessSession, _observation, worker
 from harness.runner import run_scenario
 from harness.targets.base import Logged, Observation, Target, logged_at_rebuild
@@ -178,6 +178,53 @@ def test_a_rebuild_that_logs_two_warnings_records_both_in_order(
     assert history.steps[1].errors == ["rebuild error"]
     for other in (history.steps[0], history.steps[2]):  # logged at the rebuild, nowhere else
         assert not set(logged) & set(other.observed.get("warnings", []) + other.errors)
+
+
+ONE_SESSION_REBUILT: Final = {
+    **SCENARIO,
+    "description": "one sub-agent asks in each root session; a's orchestrator alone is rebuilt",
+    "steps": [
+        {"run": "restart the service", "session": "b"},
+        {"run": "restart the service", "session": "a"},
+        {"restart": True, "session": "a"},
+        {"answer": {"restart-service": "approve"}, "session": "a"},
+    ],
+}
+
+
+def test_a_root_sessions_rebuild_records_what_it_logged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restart of one root session's orchestrator (``restart: true, session: a``) is a
+    rebuild step like any other: what the SDK logs as it reloads that orchestrator is recorded
+    there."""
+    if "strands" not in available():
+        pytest.skip("strands is not installed here (the default environment has it)")
+    logged = noisy_rebuilds(monkeypatch, "strands")
+    scenario = parse_scenario(ONE_SESSION_REBUILT, "noisy session rebuild")
+    history = run_scenario(available()["strands"](), scenario, "noisy session rebuild")
+    assert logged == ["first rebuild warning", "rebuild error", "second rebuild warning"]
+    rebuilt = history.steps[2].observed
+    assert rebuilt["warnings"] == ["first rebuild warning", "second rebuild warning"]
+    assert rebuilt["more_errors"] == ["rebuild error"]
+    assert rebuilt["error"] is None
+
+
+def test_the_fork_transport_carries_what_a_root_sessions_rebuild_logged() -> None:
+    """Under ``--isolation fork`` one root session's orchestrator is rebuilt in the segment's
+    child (no new process: the agent tools and the other session stay); what its session logged
+    meanwhile is asked of the child right after, not left as the segment start's."""
+    asked: list[str] = []
+    replies = {"restart_root_session": "E", "logged_at_rebuild": Logged(("e",), ("w",))}
+
+    def call(method: str, *arguments: Any) -> Any:
+        asked.append(method)
+        return replies[method]
+
+    session = object.__new__(ForkedSession)
+    session.rebuild_log = Logged(warnings=("the segment start's",))
+    session._call = call  # type: ignore[method-assign]
+    assert session.restart_root_session("a") == "E"
+    assert session.logged_at_rebuild() == Logged(("e",), ("w",))
+    assert asked == ["restart_root_session", "logged_at_rebuild"]
 
 
 def test_a_rebuild_that_logs_nothing_is_recorded_as_before() -> None:

@@ -154,12 +154,12 @@ class Session(Protocol):
 
 class ReportsRebuildLogs(Protocol):
     """A session that can say what its implementation logged while it rebuilt: the runner asks
-    after every ``restart()`` and ``deploy()`` of a session that has the method (one without it
-    is taken to have logged nothing)."""
+    after every ``restart()``, ``deploy()`` and ``restart_root_session()`` of a session that has
+    the method (one without it is taken to have logged nothing)."""
 
     def logged_at_rebuild(self) -> Logged:
-        """What was logged at WARNING and ERROR during the last ``restart()`` or ``deploy()``
-        (not before it, nor since)."""
+        """What was logged at WARNING and ERROR during the last ``restart()``, ``deploy()`` or
+        ``restart_root_session()`` (not before it, nor since)."""
 
 
 def logged_at_rebuild(session: Session) -> Logged:
