@@ -41,9 +41,6 @@ SDK_LOGGERS: Final = {
 }
 ROOT: Final = Path(__file__).resolve().parent.parent
 INSTALLED = sorted(name for name in SDK_LOGGERS if name in available())
-# the adk adapter keeps a step's ERROR records as one error, joined by newlines (adk.py), not as
-# ``error`` and ``more_errors``: its rebuilds are recorded as every adapter's, its steps not yet
-STEPS_SPLIT = [name for name in INSTALLED if name != "adk"]
 
 SCENARIO: Final = {
     "description": "one sub-agent asks once; the SDK logs two errors and two warnings meanwhile",
@@ -67,7 +64,7 @@ def test_there_is_an_sdk_target_to_drive() -> None:
     assert INSTALLED, "no SDK target is installed: this module would judge nothing"
 
 
-@pytest.mark.parametrize("name", STEPS_SPLIT)
+@pytest.mark.parametrize("name", INSTALLED)
 def test_a_step_that_logs_two_errors_records_both_in_order(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,7 +93,9 @@ def test_a_step_that_logs_two_errors_records_both_in_order(
     assert logged
     assert observed["error"] == "first error"
     assert observed["more_errors"] == ["second error"]
-    assert observed["warnings"] == ["first warning", "second warning"]
+    # the SDK's own warnings may come too (ADK's AgentTool warns of the pause it drops)
+    ours = [warned for warned in observed["warnings"] if warned in logged]
+    assert ours == ["first warning", "second warning"]
     assert history.steps[0].errors == ["first error", "second error"]
 
 

@@ -279,7 +279,8 @@ class AdkSession(RebuildingSession):
             stop_reason=stop_reason,
             pending=pending,
             final_answer=None if pending or failure else final,
-            error=UUID.sub("<uuid>", "\n".join(logged)) if logged else None,
+            error=UUID.sub("<uuid>", logged[0]) if logged else None,
+            more_errors=tuple(UUID.sub("<uuid>", more) for more in logged[1:]),
             warnings=tuple(UUID.sub("<uuid>", warned) for warned in errors.warnings),
         )
 
