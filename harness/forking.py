@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.scratch import kept_on_file
-from harness.targets.adapter import NOT_REBUILT
+from harness.targets.adapter import NOT_REBUILT, ErrorLog
 from harness.targets.base import (
     Logged,
     Observation,
@@ -58,6 +58,7 @@ from harness.targets.base import (
     Target,
     TargetInfo,
     logged_at_rebuild,
+    sdk_loggers,
 )
 from scenarios.model import Agent, Scenario
 
@@ -494,8 +495,9 @@ def _child(target: Target, parent: Connection) -> int:
     try:
         scenario_json, tree, workdir, resume, seen = parent.recv()
         scenario = Scenario.model_validate_json(scenario_json)
+        at_start = ErrorLog()  # a rebuild's start: what the SDK logs as it reads its files
         try:
-            with kept_on_file():
+            with kept_on_file(), at_start.reading(*sdk_loggers(target) if resume else ()):
                 session: Any = target.start(scenario, Path(workdir))
             logged = Logged()
             if tree is not None:  # the last deploy's tree, into the session as in-process
@@ -506,8 +508,9 @@ def _child(target: Target, parent: Connection) -> int:
                 logged = logged_at_rebuild(session)
             else:
                 error = None
-        except Exception as failure:  # a rebuild that fails: the restart's error
-            parent.send(("returned", (False, _failed(failure, resume), {}, Logged())))
+        except Exception as failure:  # a rebuild that fails: the restart's error, and what
+            # the SDK logged as it failed (in-process, restart() reads it around the same build)
+            parent.send(("returned", (False, _failed(failure, resume), {}, at_start.logged())))
             return 0
         parent.send(("returned", (True, error, _gained(session, seen), logged)))
         while (request := parent.recv()) is not None:

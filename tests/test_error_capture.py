@@ -18,16 +18,18 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict
+from multiprocessing import Pipe
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
 from fakes.model import Said, ScriptedModel, ScriptedTurn
-from harness.forking import ForkedSession, ForkIsolated
+from harness.forking import ForkedSession, ForkIsolated, _child
 from harness.isolation import SCENARIO_FILE, ProcessSession, _observation, worker
 from harness.runner import run_scenario
-from harness.targets.base import Logged, Observation, Target, logged_at_rebuild
+from harness.targets import registry
+from harness.targets.base import Logged, Observation, Target, TargetInfo, logged_at_rebuild
 from harness.targets.registry import available
 from scenarios.loading import load_scenario, parse_scenario
 
@@ -294,3 +296,56 @@ def test_the_warning_of_a_skipped_nested_run_state_is_recorded_at_the_corrupt_st
         "Failed to deserialize nested agent run state for tool call call-2."
     ]
     assert corrupt.observed["error"] is None
+
+
+class UnreadableOnRestart:
+    """A target whose start, once a run has stored something, logs a warning and an error and
+    raises: a rebuild that fails as the session starts from its files, the only place a new
+    process can rebuild (``--isolation fork`` and ``process`` start the session there)."""
+
+    info = TargetInfo("unreadable", "0", frozenset({"restart"}))
+    sdk_loggers = ("harness_test_unreadable",)
+
+    def start(self, scenario: Any, workdir: Path) -> Any:
+        if (workdir / "stored").exists():
+            sdk_logger = logging.getLogger("harness_test_unreadable.store")
+            sdk_logger.warning("skipped a damaged record")
+            sdk_logger.error("the store cannot be read")
+            raise ValueError("unreadable store")
+        (workdir / "stored").write_text("x", encoding="utf-8")
+        return object()
+
+
+FAILED_REBUILD: Final = Logged(("the store cannot be read",), ("skipped a damaged record",))
+
+
+def test_a_forked_rebuild_whose_start_fails_sends_what_was_logged(tmp_path: Path) -> None:
+    """A restart segment's child starts the session from files; where that start raises, the
+    records logged until then are the rebuild's, sent back with its error, as the in-process
+    ``restart()`` reads them around the same build (a first start's failure is the
+    adapter's, read by nobody)."""
+    target = UnreadableOnRestart()
+    target.start(None, tmp_path)  # the run stored something
+    here, there = Pipe()
+    scenario = parse_scenario(REBUILT, "unreadable").model_dump_json()
+    here.send((scenario, None, str(tmp_path), True, {}))
+    assert _child(target, there) == 0
+    kind, (started, error, gained, logged) = here.recv()
+    assert (kind, started, error, gained) == ("returned", False, "ValueError: unreadable store", {})
+    assert logged == FAILED_REBUILD
+
+
+def test_a_restart_steps_process_whose_start_fails_sends_what_was_logged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--isolation process``: the same for the restart step's process."""
+    monkeypatch.setattr(registry, "get", lambda name: UnreadableOnRestart())
+    (tmp_path / SCENARIO_FILE).write_text(
+        parse_scenario(REBUILT, "unreadable").model_dump_json(), encoding="utf-8"
+    )
+    UnreadableOnRestart().start(None, tmp_path)
+    reply = json.loads(json.dumps(worker("unreadable", tmp_path, {"op": "restart"})))
+    assert reply["error"] == "ValueError: unreadable store"
+    assert reply["logged"] == json.loads(json.dumps(asdict(FAILED_REBUILD)))
+    answered = worker("unreadable", tmp_path, {"op": "answer", "responses": []})
+    assert "logged" not in answered  # only a restart step's process reads its start

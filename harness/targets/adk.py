@@ -132,6 +132,8 @@ def sdk_version() -> str | None:
 
 
 class AdkTarget:
+    sdk_loggers = (SDK_LOGGER,)  # what its sessions read during a rebuild (ErrorLog)
+
     def __init__(self, shape: str = "agent-tool") -> None:
         if shape not in SHAPES:
             raise ValueError(f"shape must be one of {sorted(SHAPES)}")

@@ -257,6 +257,14 @@ class Target(Protocol):
     def start(self, scenario: Scenario, workdir: Path) -> Session: ...
 
 
+def sdk_loggers(target: Target) -> tuple[str, ...]:
+    """The loggers a target's sessions read while they rebuild (``sdk_loggers``, optional: a
+    plugin target without it is read for nothing), so a rebuild in a new process that fails
+    as the session starts is read as the in-process ``restart()`` reads it."""
+    names: tuple[str, ...] = tuple(getattr(target, "sdk_loggers", ()))
+    return names
+
+
 def requirements(scenario: Scenario) -> set[str]:
     """The capabilities a scenario needs."""
     needed = set()

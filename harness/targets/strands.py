@@ -116,6 +116,8 @@ SESSION_MANAGERS: Final = {
 
 
 class StrandsTarget:
+    sdk_loggers = ("strands",)  # what its sessions read during a rebuild (ErrorLog)
+
     def __init__(self, session_manager: str = "file") -> None:
         if session_manager not in SESSION_MANAGERS:
             raise ValueError(f"session_manager must be one of {sorted(SESSION_MANAGERS)}")
@@ -144,7 +146,7 @@ class StrandsTarget:
 
 
 class StrandsSession(RebuildingSession):
-    sdk_loggers = ("strands",)
+    sdk_loggers = StrandsTarget.sdk_loggers
 
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
