@@ -44,14 +44,19 @@ CAUGHT_BY = {
 # sessions, and within one session where the same bug of strands' has a regression file of its
 # own (a provider's response id; a lookup's tally, beside a window's count; a parked twin's
 # messages)
-SHARED_BY_TWO_SESSIONS = ["two-root-sessions", "two-sessions-window-count"]
+SHARED_BY_TWO_SESSIONS = [
+    "two-root-sessions",
+    "two-sessions-provider-state",
+    "two-sessions-window-count",
+]
 ALSO_CAUGHT_BY = {
     "retry-continues-parked": SHARED_BY_TWO_SESSIONS,
-    "parked-by-shared-key": ["two-sessions-window-count"],
+    "parked-by-shared-key": SHARED_BY_TWO_SESSIONS[1:],
     "provider-state-on-the-tool": [
         "ephemeral-call-after-a-restart",
         "ephemeral-call-asks-after-provider-state",
         "ephemeral-call-fresh-provider-state",
+        "two-sessions-provider-state",
     ],
     "agent-state-on-the-tool": ["window-count-per-call"],
     "parked-messages-on-the-tool": [

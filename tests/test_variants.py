@@ -139,8 +139,14 @@ CASES = (
     ),
     Case("restore-drops-state", coverage_regression("state-read-after-resume"), frozenset({"I17"})),
     Case("parked-by-shared-key", coverage_regression("two-root-sessions"), frozenset({"I2"})),
-    # one user's call starts from what the other user's left on the shared agent tool: with a
-    # restart between the calls (the agent tool rebuilt) only the restart-free run is refused
+    # one user's call starts from what the other user's left on the shared agent tool: the
+    # provider refuses another user's response id; with a restart between the calls (the agent
+    # tool rebuilt) only the restart-free run is refused
+    Case(
+        "provider-state-on-the-tool",
+        coverage_regression("two-sessions-provider-state"),
+        frozenset({"I7", "O"}),
+    ),
     Case(
         "provider-state-on-the-tool",
         coverage_regression("two-sessions-restart-between-calls"),
