@@ -226,14 +226,15 @@ def test_a_step_in_a_fresh_process_sees_what_one_process_sees() -> None:
     assert [(v.invariant, v.seen) for v in check(in_process)] == [PROMPT_LOST]
 
 
-def test_a_call_sent_without_an_id_is_recorded_under_the_same_id_on_every_run() -> None:
-    """ADK draws an ``adk-<uuid4>`` id for a call the model sent without one."""
+def test_a_call_sent_without_an_id_is_recorded_under_the_id_its_model_gave() -> None:
+    """ADK draws an ``adk-<uuid4>`` id for a call the model sent with an empty one; the ledger
+    records each such call under the model's ``''``, the same on every run."""
     data = root_only([{"run": "go"}, {"answer": {"deploy-root": "approve"}}])
     data["tree"]["effects"] = [{"tool": "lookup"}]
     data["tree"]["turns"] = [[{"tool": "lookup", "id": ""}], [{"tool": "deploy", "id": ""}]]
     first = run("agent-tool", data)
     executions = [entry for step in first.steps for entry in step.executions]
-    assert [entry["tool_use_id"] for entry in executions] == ["adk-<uuid>", "adk-<uuid>"]
+    assert [entry["tool_use_id"] for entry in executions] == ["", ""]
     assert run("agent-tool", data).dumps() == first.dumps()
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import warnings
 from collections.abc import Sequence
 from importlib.metadata import PackageNotFoundError, version
@@ -86,6 +87,7 @@ ORIGINAL_CALL: Final = "originalFunctionCall"  # where its args carry the call i
 SDK_LOGGER: Final = "google_adk"  # ADK's loggers are "google_adk.<module>"
 INPUT_FIELD: Final = "request"  # a sub-agent tool's input (AgentTool's declaration)
 VOLATILE: Final = frozenset({"id", "timestamp"})  # an event's random id and wall-clock time
+DRAWN_ID: Final = re.compile(rf"adk-{UUID.pattern}")  # a call id ADK drew for a call without one
 
 SHAPES: Final = {
     "agent-tool": "sub-agents are AgentTool tools (each call on a runner and in-memory session "
@@ -494,10 +496,14 @@ def _plain_part(part: Any) -> dict[str, Any]:
 
 
 def call_id(tool_context: Any) -> str:
-    """The id of the call a tool serves, as the ledger records it: the model's, or for a call the
-    model sent without one, the ``adk-<uuid4>`` ADK drew for it read as ``adk-<uuid>`` (the
-    same on every run)."""
-    return UUID.sub("<uuid>", tool_context.function_call_id or "")
+    """The id of the call a tool serves, as the ledger records it: the model's.  A call the model
+    sent with an empty id gets one ADK draws (``populate_client_function_call_id`` in
+    flows/llm_flows/tools/_functions.py replaces any falsy id with ``adk-<uuid4>``, and
+    ``remove_client_function_call_id`` strips it again before the model sees a request): that
+    call is the model's ``''``, and is recorded so, each such call under the id its model gave
+    (read as ``adk-<uuid>``, two of them would count as one call run twice)."""
+    served = tool_context.function_call_id or ""
+    return "" if DRAWN_ID.fullmatch(served) else UUID.sub("<uuid>", served)
 
 
 def action_tool(name: str, label: str, path: str, ledger: Ledger) -> Any:
