@@ -234,6 +234,15 @@ def gate(document: Document, baseline: Document | None) -> list[str]:
     return problems
 
 
+def updated(baseline: Document | None, document: Document) -> Document:
+    """``baseline`` with the columns ``document`` measured replaced by its figures: a run of
+    some targets keeps the columns of every target it did not measure (the ADK columns come from
+    another environment than strands', say)."""
+    columns = dict((baseline or {}).get("targets", {}))
+    columns.update(document["targets"])
+    return {"targets": dict(sorted(columns.items()))}
+
+
 def _pairs(old: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """(path, baseline value, current value) for every byte count in both documents."""
     if isinstance(old, dict) and isinstance(new, dict):

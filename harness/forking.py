@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.scratch import kept_on_file
-from harness.targets.adapter import NOT_REBUILT
+from harness.targets.adapter import NOT_REBUILT, ErrorLog
 from harness.targets.base import (
     Logged,
     Observation,
@@ -58,6 +58,7 @@ from harness.targets.base import (
     Target,
     TargetInfo,
     logged_at_rebuild,
+    sdk_loggers,
 )
 from scenarios.model import Agent, Scenario
 
@@ -204,6 +205,7 @@ class ForkedSession:
         """One session's orchestrator rebuilt in the segment's process (not a new process: the
         agent tools and the other session stay, as in a live deployment)."""
         error: str | None = self._call("restart_root_session", name)
+        self.rebuild_log = self._call("logged_at_rebuild")  # the child's session's, or nothing
         return error
 
     def deploy(self, tree: Agent) -> str | None:
@@ -493,8 +495,9 @@ def _child(target: Target, parent: Connection) -> int:
     try:
         scenario_json, tree, workdir, resume, seen = parent.recv()
         scenario = Scenario.model_validate_json(scenario_json)
+        at_start = ErrorLog()  # a rebuild's start: what the SDK logs as it reads its files
         try:
-            with kept_on_file():
+            with kept_on_file(), at_start.reading(*sdk_loggers(target) if resume else ()):
                 session: Any = target.start(scenario, Path(workdir))
             logged = Logged()
             if tree is not None:  # the last deploy's tree, into the session as in-process
@@ -505,14 +508,19 @@ def _child(target: Target, parent: Connection) -> int:
                 logged = logged_at_rebuild(session)
             else:
                 error = None
-        except Exception as failure:  # a rebuild that fails: the restart's error
-            parent.send(("returned", (False, _failed(failure, resume), {}, Logged())))
+        except Exception as failure:  # a rebuild that fails: the restart's error, and what
+            # the SDK logged as it failed (in-process, restart() reads it around the same build)
+            parent.send(("returned", (False, _failed(failure, resume), {}, at_start.logged())))
             return 0
         parent.send(("returned", (True, error, _gained(session, seen), logged)))
         while (request := parent.recv()) is not None:
             method, arguments, seen = request
             try:
-                value = getattr(session, method)(*arguments)
+                value: Any = (  # a session without logged_at_rebuild logged nothing
+                    logged_at_rebuild(session)
+                    if method == "logged_at_rebuild"
+                    else getattr(session, method)(*arguments)
+                )
                 if seen is not None:  # a step: with what it added
                     value = (value, _gained(session, seen))
             except CorruptionNotApplicable as nothing:  # the runner's to note

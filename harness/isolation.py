@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.scratch import kept_on_file
+from harness.targets.adapter import ErrorLog
 from harness.targets.base import (
     Logged,
     Observation,
@@ -34,6 +35,7 @@ from harness.targets.base import (
     TargetInfo,
     logged_at_rebuild,
     resume_without_id,
+    sdk_loggers,
     use_root_session,
 )
 from scenarios.model import Agent, Scenario
@@ -173,12 +175,17 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
         tree = Agent.model_validate_json(deployed.read_text(encoding="utf-8"))
         scenario = scenario.model_copy(update={"tree": tree})
     reply: dict[str, Any] = {"error": None, "note": None, "observation": None}
+    target = registry.get(name)
+    at_start = ErrorLog()  # a restart's start: what the SDK logs as it reads its files
+    rebuilds = request["op"] == "restart"
     try:
-        with kept_on_file():  # the next step's process reads what this one records
-            session = registry.get(name).start(scenario, workdir)
+        with kept_on_file(), at_start.reading(*sdk_loggers(target) if rebuilds else ()):
+            session = target.start(scenario, workdir)  # the next step's process reads its files
     except Exception as failure:  # a rebuild that fails is what the step observed
         error = f"{type(failure).__name__}: {failure}"
         reply["error"] = error
+        if rebuilds:  # what the SDK logged as it failed (in-process restart() reads it too)
+            reply["logged"] = asdict(at_start.logged())
         reply["observation"] = asdict(Observation(stop_reason=None, error=error))
         reply.update(executions=[], requests=[], events=[], stored=asdict(Stored()))
         return reply

@@ -340,8 +340,8 @@ class Recorder:
         elif isinstance(step, Restart):
             expected = self.oracle.step(index, step)
             if step.session is not None:  # one root session's orchestrator
-                # (not a restart() nor a deploy(): logged_at_rebuild does not speak of it)
-                observed = {"error": restart_root_session(self.session, step.session)}
+                rebuilt = restart_root_session(self.session, step.session)
+                observed = self._rebuilt({}, rebuilt)
             else:
                 rebuilt = (
                     self.session.restart() if step.tree is None else self.session.deploy(step.tree)

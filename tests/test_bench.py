@@ -128,3 +128,15 @@ def test_update_baseline_writes_the_sizes_it_measured(tmp_path: Path) -> None:
     assert main([*arguments, str(baseline), "--update-baseline"]) == 0
     written = json.loads(baseline.read_text(encoding="utf-8"))
     assert written == json.loads((tmp_path / "continuation-size.json").read_text("utf-8"))
+
+
+def test_update_baseline_keeps_the_columns_it_did_not_measure(tmp_path: Path) -> None:
+    baseline = tmp_path / "baseline.json"
+    other = {"name": "other", "version": "1", "record": {"pending": 7}}
+    baseline.write_text(json.dumps({"targets": {"other 1": other}}), encoding="utf-8")
+    arguments = ["bench", "--target", "reference", "--reports", str(tmp_path), "--baseline"]
+    assert main([*arguments, str(baseline), "--update-baseline"]) == 0
+    written = json.loads(baseline.read_text(encoding="utf-8"))
+    measured = json.loads((tmp_path / "continuation-size.json").read_text("utf-8"))
+    assert written["targets"]["other 1"] == other
+    assert written["targets"]["reference 0.1.0"] == measured["targets"]["reference 0.1.0"]

@@ -18,16 +18,18 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import asdict
+from multiprocessing import Pipe
 from pathlib import Path
 from typing import Any, Final
 
 import pytest
 
 from fakes.model import Said, ScriptedModel, ScriptedTurn
-from harness.forking import ForkIsolated
+from harness.forking import ForkedSession, ForkIsolated, _child
 from harness.isolation import SCENARIO_FILE, ProcessSession, _observation, worker
 from harness.runner import run_scenario
-from harness.targets.base import Logged, Observation, Target, logged_at_rebuild
+from harness.targets import registry
+from harness.targets.base import Logged, Observation, Target, TargetInfo, logged_at_rebuild
 from harness.targets.registry import available
 from scenarios.loading import load_scenario, parse_scenario
 
@@ -41,9 +43,6 @@ SDK_LOGGERS: Final = {
 }
 ROOT: Final = Path(__file__).resolve().parent.parent
 INSTALLED = sorted(name for name in SDK_LOGGERS if name in available())
-# the adk adapter keeps a step's ERROR records as one error, joined by newlines (adk.py), not as
-# ``error`` and ``more_errors``: its rebuilds are recorded as every adapter's, its steps not yet
-STEPS_SPLIT = [name for name in INSTALLED if name != "adk"]
 
 SCENARIO: Final = {
     "description": "one sub-agent asks once; the SDK logs two errors and two warnings meanwhile",
@@ -67,7 +66,7 @@ def test_there_is_an_sdk_target_to_drive() -> None:
     assert INSTALLED, "no SDK target is installed: this module would judge nothing"
 
 
-@pytest.mark.parametrize("name", STEPS_SPLIT)
+@pytest.mark.parametrize("name", INSTALLED)
 def test_a_step_that_logs_two_errors_records_both_in_order(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -96,7 +95,9 @@ def test_a_step_that_logs_two_errors_records_both_in_order(
     assert logged
     assert observed["error"] == "first error"
     assert observed["more_errors"] == ["second error"]
-    assert observed["warnings"] == ["first warning", "second warning"]
+    # the SDK's own warnings may come too (ADK's AgentTool warns of the pause it drops)
+    ours = [warned for warned in observed["warnings"] if warned in logged]
+    assert ours == ["first warning", "second warning"]
     assert history.steps[0].errors == ["first error", "second error"]
 
 
@@ -180,6 +181,53 @@ def test_a_rebuild_that_logs_two_warnings_records_both_in_order(
         assert not set(logged) & set(other.observed.get("warnings", []) + other.errors)
 
 
+ONE_SESSION_REBUILT: Final = {
+    **SCENARIO,
+    "description": "one sub-agent asks in each root session; a's orchestrator alone is rebuilt",
+    "steps": [
+        {"run": "restart the service", "session": "b"},
+        {"run": "restart the service", "session": "a"},
+        {"restart": True, "session": "a"},
+        {"answer": {"restart-service": "approve"}, "session": "a"},
+    ],
+}
+
+
+def test_a_root_sessions_rebuild_records_what_it_logged(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A restart of one root session's orchestrator (``restart: true, session: a``) is a
+    rebuild step like any other: what the SDK logs as it reloads that orchestrator is recorded
+    there."""
+    if "strands" not in available():
+        pytest.skip("strands is not installed here (the default environment has it)")
+    logged = noisy_rebuilds(monkeypatch, "strands")
+    scenario = parse_scenario(ONE_SESSION_REBUILT, "noisy session rebuild")
+    history = run_scenario(available()["strands"](), scenario, "noisy session rebuild")
+    assert logged == ["first rebuild warning", "rebuild error", "second rebuild warning"]
+    rebuilt = history.steps[2].observed
+    assert rebuilt["warnings"] == ["first rebuild warning", "second rebuild warning"]
+    assert rebuilt["more_errors"] == ["rebuild error"]
+    assert rebuilt["error"] is None
+
+
+def test_the_fork_transport_carries_what_a_root_sessions_rebuild_logged() -> None:
+    """Under ``--isolation fork`` one root session's orchestrator is rebuilt in the segment's
+    child (no new process: the agent tools and the other session stay); what its session logged
+    meanwhile is asked of the child right after, not left as the segment start's."""
+    asked: list[str] = []
+    replies = {"restart_root_session": "E", "logged_at_rebuild": Logged(("e",), ("w",))}
+
+    def call(method: str, *arguments: Any) -> Any:
+        asked.append(method)
+        return replies[method]
+
+    session = object.__new__(ForkedSession)
+    session.rebuild_log = Logged(warnings=("the segment start's",))
+    session._call = call  # type: ignore[method-assign]
+    assert session.restart_root_session("a") == "E"
+    assert session.logged_at_rebuild() == Logged(("e",), ("w",))
+    assert asked == ["restart_root_session", "logged_at_rebuild"]
+
+
 def test_a_rebuild_that_logs_nothing_is_recorded_as_before() -> None:
     """A rebuild step is recorded as ``{"error": ...}`` (and a corruption's ``note``) only,
     where nothing was logged: the histories of every quiet rebuild keep their bytes."""
@@ -248,3 +296,56 @@ def test_the_warning_of_a_skipped_nested_run_state_is_recorded_at_the_corrupt_st
         "Failed to deserialize nested agent run state for tool call call-2."
     ]
     assert corrupt.observed["error"] is None
+
+
+class UnreadableOnRestart:
+    """A target whose start, once a run has stored something, logs a warning and an error and
+    raises: a rebuild that fails as the session starts from its files, the only place a new
+    process can rebuild (``--isolation fork`` and ``process`` start the session there)."""
+
+    info = TargetInfo("unreadable", "0", frozenset({"restart"}))
+    sdk_loggers = ("harness_test_unreadable",)
+
+    def start(self, scenario: Any, workdir: Path) -> Any:
+        if (workdir / "stored").exists():
+            sdk_logger = logging.getLogger("harness_test_unreadable.store")
+            sdk_logger.warning("skipped a damaged record")
+            sdk_logger.error("the store cannot be read")
+            raise ValueError("unreadable store")
+        (workdir / "stored").write_text("x", encoding="utf-8")
+        return object()
+
+
+FAILED_REBUILD: Final = Logged(("the store cannot be read",), ("skipped a damaged record",))
+
+
+def test_a_forked_rebuild_whose_start_fails_sends_what_was_logged(tmp_path: Path) -> None:
+    """A restart segment's child starts the session from files; where that start raises, the
+    records logged until then are the rebuild's, sent back with its error, as the in-process
+    ``restart()`` reads them around the same build (a first start's failure is the
+    adapter's, read by nobody)."""
+    target = UnreadableOnRestart()
+    target.start(None, tmp_path)  # the run stored something
+    here, there = Pipe()
+    scenario = parse_scenario(REBUILT, "unreadable").model_dump_json()
+    here.send((scenario, None, str(tmp_path), True, {}))
+    assert _child(target, there) == 0
+    kind, (started, error, gained, logged) = here.recv()
+    assert (kind, started, error, gained) == ("returned", False, "ValueError: unreadable store", {})
+    assert logged == FAILED_REBUILD
+
+
+def test_a_restart_steps_process_whose_start_fails_sends_what_was_logged(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """``--isolation process``: the same for the restart step's process."""
+    monkeypatch.setattr(registry, "get", lambda name: UnreadableOnRestart())
+    (tmp_path / SCENARIO_FILE).write_text(
+        parse_scenario(REBUILT, "unreadable").model_dump_json(), encoding="utf-8"
+    )
+    UnreadableOnRestart().start(None, tmp_path)
+    reply = json.loads(json.dumps(worker("unreadable", tmp_path, {"op": "restart"})))
+    assert reply["error"] == "ValueError: unreadable store"
+    assert reply["logged"] == json.loads(json.dumps(asdict(FAILED_REBUILD)))
+    answered = worker("unreadable", tmp_path, {"op": "answer", "responses": []})
+    assert "logged" not in answered  # only a restart step's process reads its start

@@ -135,6 +135,12 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     "restore-drops-window-count": {"I17"},  # a restored window counts its calls from 0 again
     # an answer in one root session resumes the sub-agent the other parked under the same key
     "parked-by-shared-key": {"I2"},
+    # what one call of an ephemeral sub-agent left on the agent tool, the next call (another
+    # root session's too) starts from: the provider's response id, refused by the provider; the
+    # key/value state, read back by a lookup; a parked call's messages
+    "provider-state-on-the-tool": {"I7"},
+    "agent-state-on-the-tool": {"I17"},
+    "parked-messages-on-the-tool": {"I7"},
 }
 
 

@@ -139,6 +139,36 @@ CASES = (
     ),
     Case("restore-drops-state", coverage_regression("state-read-after-resume"), frozenset({"I17"})),
     Case("parked-by-shared-key", coverage_regression("two-root-sessions"), frozenset({"I2"})),
+    # one user's call starts from what the other user's left on the shared agent tool: the
+    # provider refuses another user's response id; with a restart between the calls (the agent
+    # tool rebuilt) only the restart-free run is refused
+    Case(
+        "provider-state-on-the-tool",
+        coverage_regression("two-sessions-provider-state"),
+        frozenset({"I7", "O"}),
+    ),
+    Case(
+        "provider-state-on-the-tool",
+        coverage_regression("two-sessions-restart-between-calls"),
+        frozenset({"I5", "I6", "D"}),
+        quiet=frozenset({"I7"}),
+    ),
+    Case(
+        "parked-messages-on-the-tool",
+        coverage_regression("two-sessions-restart-between-calls"),
+        frozenset({"I5", "I6", "D"}),
+    ),
+    Case(
+        "parked-messages-on-the-tool",
+        coverage_regression("two-sessions-window-count"),
+        frozenset({"I7", "I16"}),
+    ),
+    Case(
+        "agent-state-on-the-tool",
+        coverage_regression("two-sessions-window-count"),
+        frozenset({"I17"}),
+        quiet=DELIVERY,
+    ),
     Case(
         "restore-drops-window-count",
         coverage_regression("state-read-after-resume"),

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from harness.bench import dumps, gate, markdown, plot, size_document
+from harness.bench import dumps, gate, markdown, plot, size_document, updated
 from harness.commands.inputs import EXIT_HOLDS, EXIT_VIOLATIONS, BadInput, targets_named
 from harness.commands.options import (
     Commands,
@@ -43,7 +43,8 @@ def add_parser(commands: Commands) -> None:
     bench.add_argument(
         "--update-baseline",
         action="store_true",
-        help="write this run's sizes as the new baseline (after reading why they changed)",
+        help="write this run's sizes into the baseline, in place of the measured targets' "
+        "columns (after reading why they changed); the other targets' columns stay",
     )
     reports_option(bench)
 
@@ -65,6 +66,6 @@ def run(arguments: argparse.Namespace) -> int:
     write_atomically(arguments.reports / "continuation-size.md", text)
     plot(document, arguments.reports / "continuation-size.png")
     if arguments.update_baseline:
-        write_atomically(arguments.baseline, dumps(document))
+        write_atomically(arguments.baseline, dumps(updated(baseline, document)))
     print(text)
     return EXIT_HOLDS if not problems or arguments.update_baseline else EXIT_VIOLATIONS

@@ -132,6 +132,8 @@ def sdk_version() -> str | None:
 
 
 class AdkTarget:
+    sdk_loggers = (SDK_LOGGER,)  # what its sessions read during a rebuild (ErrorLog)
+
     def __init__(self, shape: str = "agent-tool") -> None:
         if shape not in SHAPES:
             raise ValueError(f"shape must be one of {sorted(SHAPES)}")
@@ -279,7 +281,8 @@ class AdkSession(RebuildingSession):
             stop_reason=stop_reason,
             pending=pending,
             final_answer=None if pending or failure else final,
-            error=UUID.sub("<uuid>", "\n".join(logged)) if logged else None,
+            error=UUID.sub("<uuid>", logged[0]) if logged else None,
+            more_errors=tuple(UUID.sub("<uuid>", more) for more in logged[1:]),
             warnings=tuple(UUID.sub("<uuid>", warned) for warned in errors.warnings),
         )
 

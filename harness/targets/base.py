@@ -154,12 +154,12 @@ class Session(Protocol):
 
 class ReportsRebuildLogs(Protocol):
     """A session that can say what its implementation logged while it rebuilt: the runner asks
-    after every ``restart()`` and ``deploy()`` of a session that has the method (one without it
-    is taken to have logged nothing)."""
+    after every ``restart()``, ``deploy()`` and ``restart_root_session()`` of a session that has
+    the method (one without it is taken to have logged nothing)."""
 
     def logged_at_rebuild(self) -> Logged:
-        """What was logged at WARNING and ERROR during the last ``restart()`` or ``deploy()``
-        (not before it, nor since)."""
+        """What was logged at WARNING and ERROR during the last ``restart()``, ``deploy()`` or
+        ``restart_root_session()`` (not before it, nor since)."""
 
 
 def logged_at_rebuild(session: Session) -> Logged:
@@ -255,6 +255,14 @@ class Target(Protocol):
     info: TargetInfo
 
     def start(self, scenario: Scenario, workdir: Path) -> Session: ...
+
+
+def sdk_loggers(target: Target) -> tuple[str, ...]:
+    """The loggers a target's sessions read while they rebuild (``sdk_loggers``, optional: a
+    plugin target without it is read for nothing), so a rebuild in a new process that fails
+    as the session starts is read as the in-process ``restart()`` reads it."""
+    names: tuple[str, ...] = tuple(getattr(target, "sdk_loggers", ()))
+    return names
 
 
 def requirements(scenario: Scenario) -> set[str]:

@@ -195,6 +195,8 @@ def sdk_version() -> str | None:
 
 
 class LangGraphTarget:
+    sdk_loggers = LOGGERS  # what its sessions read during a rebuild (ErrorLog)
+
     def __init__(self, shape: str = "tools") -> None:
         if shape not in SHAPES:
             raise ValueError(f"shape must be one of {sorted(SHAPES)}")

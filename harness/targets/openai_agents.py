@@ -147,6 +147,8 @@ def run_on_one_thread(awaitable: Awaitable[T]) -> T:
 
 
 class OpenAIAgentsTarget:
+    sdk_loggers = (SDK_LOGGER,)  # what its sessions read during a rebuild (ErrorLog)
+
     def __init__(self) -> None:
         installed = sdk_version()
         if installed is None:

@@ -116,6 +116,8 @@ SESSION_MANAGERS: Final = {
 
 
 class StrandsTarget:
+    sdk_loggers = ("strands",)  # what its sessions read during a rebuild (ErrorLog)
+
     def __init__(self, session_manager: str = "file") -> None:
         if session_manager not in SESSION_MANAGERS:
             raise ValueError(f"session_manager must be one of {sorted(SESSION_MANAGERS)}")
@@ -144,7 +146,7 @@ class StrandsTarget:
 
 
 class StrandsSession(RebuildingSession):
-    sdk_loggers = ("strands",)
+    sdk_loggers = StrandsTarget.sdk_loggers
 
     def __init__(
         self, scenario: scenario_model.Scenario, workdir: Path, session_manager: str = "file"
@@ -198,14 +200,18 @@ class StrandsSession(RebuildingSession):
         """A new orchestrator for root session ``name``, restored by its session manager, over
         the same agent-tool objects (they and the other session's orchestrator stay)."""
         tree = self.scenario.tree
+        errors = ErrorLog()  # what strands logs meanwhile, for logged_at_rebuild
         try:
-            self.roots[name] = self._agent(
-                tree, tree.name, root=True, agent_tools=self.agent_tools, session=name
-            )
+            with errors.reading(*self.sdk_loggers):
+                self.roots[name] = self._agent(
+                    tree, tree.name, root=True, agent_tools=self.agent_tools, session=name
+                )
         except Exception as failure:  # a rebuild that fails is what the step observed
             self.roots.pop(name, None)
             self.root = self.roots.get(self.root_session)
             return f"{type(failure).__name__}: {failure}"
+        finally:
+            self.rebuild_log = errors.logged()
         self.root = self.roots.get(self.root_session)
         return None
 

@@ -69,9 +69,12 @@ from harness.targets.variants_continuation import (
     SwallowRestoreFailureTool,
 )
 from harness.targets.variants_coverage import (
+    AgentStateOnTheToolTool,
     GateApprovalStandsTool,
     LooseAnswerLookupTool,
     ParkedBySharedKeyTool,
+    ParkedMessagesOnTheToolTool,
+    ProviderStateOnTheToolTool,
     RefusedRestoreKeepsOneAgent,
     RestoreDropsStateTool,
     RestoreDropsUnusedWindowCountTool,
@@ -420,6 +423,27 @@ _ALL: Final = (
         "session calling it: an answer in one session resumes the sub-agent another session "
         "parked under the same key",
         tool_class=ParkedBySharedKeyTool,
+    ),
+    Variant(
+        "provider-state-on-the-tool",
+        "an ephemeral sub-agent's new call starts from the provider state (the last response "
+        "id) its previous call left on the agent tool, shared by every root session calling it: "
+        "one user's call sends another user's response id",
+        tool_class=ProviderStateOnTheToolTool,
+    ),
+    Variant(
+        "agent-state-on-the-tool",
+        "an ephemeral sub-agent's new call starts from the key/value state its previous call's "
+        "tools left on the agent tool, shared by every root session calling it: one user's "
+        "call reads what another user's wrote",
+        tool_class=AgentStateOnTheToolTool,
+    ),
+    Variant(
+        "parked-messages-on-the-tool",
+        "an ephemeral sub-agent's messages are cleared when a call ends, not when one starts: a "
+        "call that parked leaves its conversation on the agent tool, shared by every root "
+        "session calling it, and the next call, another user's too, starts from it",
+        tool_class=ParkedMessagesOnTheToolTool,
     ),
 )
 

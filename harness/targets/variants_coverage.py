@@ -14,7 +14,7 @@ from typing import Any, Final
 from unicodedata import normalize
 
 from fakes.protected import APPROVE
-from harness.reference.agent import Agent, ToolCall, ToolOutcome
+from harness.reference.agent import Agent, AgentResult, ToolCall, ToolOutcome
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
@@ -23,7 +23,7 @@ from harness.reference.naming import (
     split_root_visible_id,
     tool_interrupt_id,
 )
-from harness.reference.state import JSON, AgentState, Interrupt
+from harness.reference.state import JSON, AgentState, Interrupt, copy_json
 
 # a call key (``harness.reference.agent.call_key``): the caller's model turns, the attempt, the id
 KEY: Final = re.compile(r"(?P<turns>\d+)(?:r(?P<attempt>\d+))?\.(?P<id>.*)", re.DOTALL)
@@ -198,3 +198,64 @@ class RestoreDropsUnusedWindowCountTool(SubAgentTool):
         if owned and self.live is None and sub_agent is not in_memory and every_call:
             sub_agent.state.conversation_manager_state["model_call_count"] = 0
         return sub_agent
+
+
+class CarriedOnTheToolTool(SubAgentTool):
+    """Starts every new call of an ephemeral sub-agent from what its last call left (the part of
+    its state ``CARRIED`` names), kept on the agent-tool object, as an agent tool that reuses
+    one sub-agent object and resets not all of it between calls does (strands' ``as_tool``,
+    ``harness.targets.strands``, resets only its messages).  Two root sessions of one
+    deployment call the same agent-tool object, so one user's call starts from what the other
+    user's left; a restart that rebuilds the agent tools starts clean, so a restart between the
+    two calls hides it.  Differs from the reference in ``_sub_agent_for`` and ``_outcome``
+    (what they keep) only."""
+
+    CARRIED: str = "model_state"  # an ``AgentState`` field
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kept: JSON = None  # None: no call has left anything yet
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if not owned and self.live is None and self.kept is not None:
+            setattr(sub_agent.state, self.CARRIED, copy_json(self.kept))
+        return sub_agent
+
+    def _outcome(
+        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
+    ) -> ToolOutcome:
+        if sub_agent is not self.live:
+            self.kept = self.left(sub_agent, result)
+        return super()._outcome(caller, outer, sub_agent, result)
+
+    def left(self, sub_agent: Agent, result: AgentResult) -> JSON:
+        """What the call ``result`` ended leaves for the next call."""
+        return copy_json(getattr(sub_agent.state, self.CARRIED))
+
+
+class ProviderStateOnTheToolTool(CarriedOnTheToolTool):
+    """``CarriedOnTheToolTool`` for the provider's conversation (the model state: the last
+    response id): a new call sends the previous call's response id, another user's too."""
+
+    CARRIED = "model_state"
+
+
+class AgentStateOnTheToolTool(CarriedOnTheToolTool):
+    """``CarriedOnTheToolTool`` for the sub-agent's key/value state (what its tools wrote): a
+    new call reads what the previous call wrote, another user's too."""
+
+    CARRIED = "state"
+
+
+class ParkedMessagesOnTheToolTool(CarriedOnTheToolTool):
+    """``CarriedOnTheToolTool`` for the messages, cleared when a call ends rather than when one
+    starts: a call that parked (its question pending) leaves its messages, and the next call,
+    another user's too, starts from that conversation."""
+
+    CARRIED = "messages"
+
+    def left(self, sub_agent: Agent, result: AgentResult) -> JSON:
+        if result.stop_reason == "end_turn":
+            return []  # cleared at the end of a call
+        return super().left(sub_agent, result)
