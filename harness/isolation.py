@@ -171,9 +171,10 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
 
     scenario = Scenario.model_validate_json((workdir / SCENARIO_FILE).read_text(encoding="utf-8"))
     deployed = workdir / DEPLOYED_FILE
-    if deployed.exists():  # the tree the last deploy brought
-        tree = Agent.model_validate_json(deployed.read_text(encoding="utf-8"))
-        scenario = scenario.model_copy(update={"tree": tree})
+    # the tree the last deploy brought: deployed into the session started from the scenario, as
+    # a forked segment does, so what the session knows of the tree a question was asked in (its
+    # label, say) is what it knows in-process
+    tree = Agent.model_validate_json(deployed.read_text("utf-8")) if deployed.exists() else None
     reply: dict[str, Any] = {"error": None, "note": None, "observation": None}
     target = registry.get(name)
     at_start = ErrorLog()  # a restart's start: what the SDK logs as it reads its files
@@ -181,6 +182,8 @@ def worker(name: str, workdir: Path, request: dict[str, Any]) -> dict[str, Any]:
     try:
         with kept_on_file(), at_start.reading(*sdk_loggers(target) if rebuilds else ()):
             session = target.start(scenario, workdir)  # the next step's process reads its files
+            if tree is not None:
+                session.deploy(tree)  # failed, it leaves no tree: the step says so, in-process too
     except Exception as failure:  # a rebuild that fails is what the step observed
         error = f"{type(failure).__name__}: {failure}"
         reply["error"] = error

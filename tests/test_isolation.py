@@ -104,3 +104,55 @@ def test_under_process_isolation_a_broken_restore_is_caught_on_its_own() -> None
     assert isolated.control is not None
     assert {violation.invariant for violation in check(isolated)} == {"I16"}
     assert well_formed_conversation(isolated.control) != []  # the control as broken as the run
+
+
+class RemembersItsTrees:
+    """A target whose session says which tree it was started with and which it was deployed."""
+
+    def __init__(self) -> None:
+        self.info = registry.get("reference").info
+        self.seen: list[str] = []
+
+    def start(self, scenario: Any, workdir: Path) -> Any:
+        seen = self.seen
+        seen.append(f"start {scenario.tree.name}")
+
+        class Session:
+            def deploy(self, tree: Any) -> None:
+                seen.append(f"deploy {tree.name}")
+
+            def run(self, prompt: str) -> Any:
+                from harness.targets.base import Observation
+
+                return Observation(stop_reason="end_turn")
+
+            def executions(self, start: int = 0) -> list[Any]:
+                return []
+
+            requests = events = executions
+
+            def stored(self) -> Any:
+                from harness.targets.base import Stored
+
+                return Stored()
+
+        return Session()
+
+
+def test_a_step_process_after_a_deploy_starts_from_the_scenario_and_deploys_its_tree(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As a forked segment does: the session starts from the scenario's tree, then the last
+    deploy's tree is deployed into it, so what the session knows of the tree a question was asked
+    in (openai-agents' adapter: the label of a question whose tool the deploy took away) is what
+    it knows in-process, where the session saw both."""
+    from harness.isolation import DEPLOYED_FILE, SCENARIO_FILE
+
+    scenario = load_scenario(regression_files()[0])
+    deployed = scenario.tree.model_copy(update={"name": "deployed"})
+    (tmp_path / SCENARIO_FILE).write_text(scenario.model_dump_json(), encoding="utf-8")
+    (tmp_path / DEPLOYED_FILE).write_text(deployed.model_dump_json(), encoding="utf-8")
+    target = RemembersItsTrees()
+    monkeypatch.setattr(registry, "get", lambda name: target)
+    worker("remembers", tmp_path, {"op": "run", "prompt": "go"})
+    assert target.seen == [f"start {scenario.tree.name}", "deploy deployed"]
