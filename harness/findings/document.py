@@ -38,8 +38,9 @@ class Evidence:
     its errors (``error``), the tool results its model requests carried (``result``), what
     the SDK logged at WARNING (``warning``) and whose sub-agent turns the target's store held
     when the step ended (``stored``: one text, the owners in order or ``nothing``; none where the
-    target does not say) and the questions pending at the root then, as shown (``shown``: one
-    text, ``label as 'id'`` each, or ``nothing``).  ``kind`` is the step's kind."""
+    target does not say) and the questions shown at the root from the run's start to the end of
+    the step (``shown``: one text, ``label as 'id'`` each in the order first shown, or
+    ``nothing``; docs/findings.md).  ``kind`` is the step's kind."""
 
     kind: str = "none"
     errors: tuple[str, ...] = ()
