@@ -4,7 +4,7 @@ interpreter that cannot import the harness (``-I``, an empty working directory),
 release whose findings file records the bug and 0 where nothing is wrong.  Which exit is due
 comes from the installed release's findings file, never from running the harness's target.  Each
 tox environment runs the scripts of the targets whose SDK it holds (strands: the default one and
-strands-1.58/1.59; langgraph; openai-agents)."""
+strands-1.58/1.59; langgraph; openai-agents; adk, for both adk shapes)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ RUN_ALL = {
     "langgraph": ("stale-answer-id", "re-interrupt", "deep-nesting"),
     "langgraph-subgraph-node": ("stale-answer-id", "colliding-ids"),
     "openai-agents": ("nested-call-reuses-a-finished-id", "deep-nesting"),
+    "adk": ("upstream-adk-7245", "upstream-langgraph-6624"),
+    "adk-single-turn": ("partial-answers", "twin-calls-answered-by-id"),
 }
 ALL = os.environ.get("REPRO_ALL") == "1"
 RUN_IN_CI = {target: names[:1] for target, names in RUN_ALL.items()}
