@@ -9,9 +9,14 @@ caller's ``sub_agents`` with ``mode='single_turn'``.
 ADK asks with a function call ``adk_request_confirmation`` whose id it draws (``adk-<uuid4>``);
 the human answers with a user ``Content`` holding a ``FunctionResponse`` of that name and id,
 ``{'confirmed': bool}``, sent to ``run_async(invocation_id=...)`` of the paused invocation.  What
-is pending is read from the stored session's events at every step; a pending confirmation is shown
-as a stable handle ``confirm-<n>`` (the n-th id seen, in a file of the store, so it outlives a
-restart), as the adapter shows it."""
+is pending is read from the stored session's events at every step: the latest invocation's
+confirmation requests that no function response answered.  Each request is shown as a stable
+handle ``confirm-<n>``, the n-th request the stored session holds, so a new process numbers them
+as the one that asked did (the adapter's handles, numbered in the same order).
+
+The scripts read no public events (``Hook.events``): an ``AgentTool`` keeps no sub-agent turn
+that could show again, and the privacy check would take the longest ``single_turn`` script past
+the 200 lines; the harness's ``run`` judges I8 on both."""
 
 from __future__ import annotations
 
@@ -83,7 +88,7 @@ def build(store: str) -> Runner:  # a new App and session service over the same 
 
 
 def requests(events: list) -> dict:
-    """Each confirmation request stored by a stable handle (ADK's ids are random), waiting?"""
+    """Each stored confirmation request by a stable handle: (event, call, whether it waits)."""
     answered = {reply.id for event in events for reply in event.get_function_responses()}
     asked = [(e, call) for e in events for call in e.get_function_calls() if call.name == ASK]
     ids = list(dict.fromkeys(call.id for _, call in asked))
@@ -91,7 +96,7 @@ def requests(events: list) -> dict:
             event.invocation_id == events[-1].invocation_id) for event, call in asked}
 
 
-def waiting(events: list) -> list:
+def waiting(events: list) -> list:  # the latest invocation's, answered by no function response
     return [Pending(handle, LABELS[event.author, asked["name"]], 1, asked["args"].get("call"))
             for handle, (event, call, waits) in requests(events).items() if waits
             for asked in [call.args["originalFunctionCall"]]]
