@@ -4,7 +4,7 @@ interpreter that cannot import the harness (``-I``, an empty working directory),
 release whose findings file records the bug and 0 where nothing is wrong.  Which exit is due
 comes from the installed release's findings file, never from running the harness's target.  Each
 tox environment runs the scripts of the targets whose SDK it holds (strands: the default one and
-strands-1.58/1.59; langgraph; openai-agents)."""
+strands-1.58/1.59; langgraph; openai-agents; adk, for both adk shapes)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from harness.repro.sources import findings_files
 from harness.repro.templates import select
 from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario, regression_files
 
-SDK_MODULES = {"strands", "langgraph", "langchain_core", "agents", "openai"}
+SDK_MODULES = {"strands", "langgraph", "langchain_core", "agents", "openai", "google"}
 # a handful per target, run in the tox environment holding its SDK: each costs seconds of the
 # SDK's import and run (3 to 6 CPU-s), so CI runs the first of each, an open finding of the
 # pinned release, and REPRO_ALL=1 (tox -e repro-releases, outside CI) every one and the green
@@ -39,6 +39,8 @@ RUN_ALL = {
     "langgraph": ("stale-answer-id", "re-interrupt", "deep-nesting"),
     "langgraph-subgraph-node": ("stale-answer-id", "colliding-ids"),
     "openai-agents": ("nested-call-reuses-a-finished-id", "deep-nesting"),
+    "adk": ("upstream-adk-7245", "upstream-langgraph-6624"),
+    "adk-single-turn": ("partial-answers", "twin-calls-answered-by-id"),
 }
 ALL = os.environ.get("REPRO_ALL") == "1"
 RUN_IN_CI = {target: names[:1] for target, names in RUN_ALL.items()}
@@ -164,7 +166,7 @@ def test_ci_runs_an_open_finding_per_target_and_all_runs_both_exits() -> None:
             assert target == "strands" or any(name not in recorded for name in names), target
 
 
-@pytest.mark.parametrize("target", ["reference", "adk", "adk-single-turn"])
+@pytest.mark.parametrize("target", ["reference", "langgraph-toolnode"])
 def test_a_target_without_the_hook_is_refused_in_one_line(
     target: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -318,7 +320,12 @@ def test_an_answer_naming_no_question_is_a_scalar_resume_on_langgraph() -> None:
 
 @pytest.mark.parametrize(
     ("target", "reason"),
-    [("strands", "interruptResponse naming its interruptId"), ("openai-agents", "RunState")],
+    [
+        ("strands", "interruptResponse naming its interruptId"),
+        ("openai-agents", "RunState"),
+        ("adk", "FunctionResponse naming the id"),
+        ("adk-single-turn", "FunctionResponse naming the id"),
+    ],
 )
 def test_a_target_that_cannot_send_an_answer_naming_no_question_says_why_in_one_line(
     target: str, reason: str, capsys: pytest.CaptureFixture[str]
@@ -384,3 +391,42 @@ def test_a_restart_keeps_nothing_of_the_process_but_what_was_stored(
     assert "[1] restart: the steps go on in a new process" in ran.stdout
     assert ("FAIL:" in ran.stdout) == (not stored)
     assert not ran.stderr
+
+
+@pytest.mark.parametrize("target", ["adk", "adk-single-turn"])
+@pytest.mark.parametrize(
+    ("name", "field", "reason"),
+    [
+        ("re-interrupt", "questions:", "require_confirmation asks once per tool call"),
+        ("preserve-context-history", "preserve_context:", "keeps no history across calls"),
+        ("clone-sub-agents", "tool_name:", "called by its agent's name"),
+    ],
+)
+def test_adk_refuses_what_its_adapter_cannot_express_naming_the_field_and_why(
+    target: str, name: str, field: str, reason: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The features ADK lacks (docs/adapters.md: multi_question, preserve_context, tool_names)
+    are refused in one line: a script would otherwise replay another scenario."""
+    assert main(["repro", name, "--target", target]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{name}: a {target} reproducer cannot express it: uses ")
+    assert f"({field})" in err
+    assert reason in err
+    assert err.count("\n") == 1
+
+
+def test_an_adk_script_shows_confirmations_by_stable_handles_and_answers_with_their_ids() -> None:
+    """ADK draws its confirmation ids (adk-<uuid4>): the script shows each as confirm-<n>, the
+    n-th request the stored session holds, and answers with a FunctionResponse naming the real
+    id to the paused invocation; AgentTool or single_turn sub-agents by the shape."""
+    scenario = load_scenario(REGRESSIONS / "upstream-adk-7245.yaml")
+    tool, single = (reproducer(target, "u", scenario) for target in ("adk", "adk-single-turn"))
+    for script in (tool, single):
+        assert 'f"confirm-{ids.index(call.id) + 1}"' in script
+        assert "FunctionResponse(" in script
+        assert 'options["invocation_id"] = events[-1].invocation_id' in script
+        assert "ResumabilityConfig(is_resumable=True)" in script
+    assert "map(AgentTool, subs)" in tool
+    assert "AgentTool" not in single
+    assert '"mode": "single_turn"' in single
+    assert "single_turn" not in tool

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, entry_points, version
 from typing import Any, Final
 
-from harness.repro import langgraph, openai_agents, strands, templates
+from harness.repro import adk, langgraph, openai_agents, strands, templates
 from harness.repro.literals import literal
 from harness.repro.plan import NotExpressible, Plan, plan_of, symptom_of
 from harness.repro.sources import findings_files
@@ -67,6 +67,8 @@ class Hook:
 FIELDS: Final = {
     "questions": "an action asking more than once (questions:)",
     "resume": "an answer naming no question (resume:)",
+    "preserve": "a sub-agent keeping its context (preserve_context:)",
+    "agent": "a sub-agent called by a tool name of its own (tool_name:)",
 }
 STRANDS_REFUSES: Final = {
     "resume": "strands-agents takes an answer only as an interruptResponse naming its "
@@ -76,6 +78,15 @@ OPENAI_AGENTS_REFUSES: Final = {
     "questions": "needs_approval asks once per tool call",
     "resume": "an answer is RunState.approve or reject of one pending item: the SDK has no "
     "answer naming none",
+}
+
+ADK_REFUSES: Final = {
+    "questions": "require_confirmation asks once per tool call",
+    "resume": "a confirmation is a FunctionResponse naming the id of the request it answers: "
+    "ADK has no answer naming none",
+    "preserve": "a sub-agent keeps no history across calls: AgentTool runs each call in a new "
+    "in-memory session, a single_turn sub-agent on a new branch per call",
+    "agent": "an AgentTool (and a single_turn sub-agent) is called by its agent's name",
 }
 
 
@@ -100,6 +111,17 @@ HOOKS: Final = {
         events=False,
         refuses=OPENAI_AGENTS_REFUSES,
     ),
+    **{
+        target: Hook(
+            adk.DISTRIBUTION,
+            adk.IMPORTS,
+            adk.SECTION,
+            events=False,
+            always=adk.ALWAYS[target],
+            refuses=ADK_REFUSES,
+        )
+        for target in adk.SHAPES
+    },
 }
 
 
