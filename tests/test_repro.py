@@ -232,7 +232,7 @@ def test_a_scenario_no_template_expresses_is_refused_in_one_line(
 ) -> None:
     assert main(["repro", "gated-agent-call", "--target", "strands"]) == 2
     err = capsys.readouterr().err
-    assert err == "gated-agent-call: a strands reproducer cannot express it: uses gate\n"
+    assert err == "gated-agent-call: the strands reproducer cannot express it: uses gate\n"
 
 
 def test_a_bug_by_its_class_name_uses_its_explanation_and_its_proof(
@@ -333,7 +333,7 @@ def test_a_target_that_cannot_send_an_answer_naming_no_question_says_why_in_one_
     assert main(["repro", "resume-without-id-two-pending", "--target", target]) == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        f"resume-without-id-two-pending: a {target} reproducer cannot express it: uses an answer "
+        f"resume-without-id-two-pending: the {target} reproducer cannot express it: uses an answer "
         "naming no question (resume:): "
     )
     assert reason in err
@@ -409,7 +409,7 @@ def test_adk_refuses_what_its_adapter_cannot_express_naming_the_field_and_why(
     are refused in one line: a script would otherwise replay another scenario."""
     assert main(["repro", name, "--target", target]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"{name}: a {target} reproducer cannot express it: uses ")
+    assert err.startswith(f"{name}: the {target} reproducer cannot express it: uses ")
     assert f"({field})" in err
     assert reason in err
     assert err.count("\n") == 1

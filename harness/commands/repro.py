@@ -45,7 +45,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise BadInput(str(problem)) from None
     except NotExpressible as problem:
         raise BadInput(
-            f"{arguments.source}: a {arguments.target} reproducer cannot express it: {problem}"
+            f"{arguments.source}: the {arguments.target} reproducer cannot express it: {problem}"
         ) from None
     if arguments.output is None:
         print(script, end="")
