@@ -27,7 +27,8 @@ from harness.findings.document import FindingsFile, InvariantId
 from harness.findings.loading import read_findings_file, release_views
 from harness.findings.search import BUNDLED, file_name, inherited, release
 from harness.report import column
-from scenarios.loading import read_yaml, regression_file
+from harness.repro import NoHook, NotExpressible, hook_for, reproducer
+from scenarios.loading import load_scenario, read_yaml, regression_file
 
 CATALOGUE: Final = Path(scenarios.__file__).resolve().parent / "bugs.yaml"
 REGRESSIONS: Final = Path(scenarios.__file__).resolve().parent / "regressions"
@@ -297,7 +298,7 @@ def bug_report(
                 "first_counterexample": first,
                 "explanation": explanation,
                 "explained_in": explained_in,
-                "reproducer": f"python -m harness repro {regressions[0]} --target {target}",
+                "reproducer": reproducer_command(regressions, target),
             }
         )
     return {
@@ -375,6 +376,23 @@ def _where(bug: Bug, documents: Mapping[str, FindingsFile]) -> tuple[str, str, s
     return newest.target, "" if entry is None else entry.explanation, where
 
 
+def reproducer_command(regressions: Sequence[str], target: str) -> str:
+    """The command writing the bug's reproducer for ``target``: with its first regression file
+    that target's reproducer expresses (``repro`` refuses one that uses what no template or the
+    SDK can send), or why there is none."""
+    try:
+        hook_for(target)
+    except NoHook:
+        return f"none: {target} has no reproducer hook"
+    for name in regressions:
+        try:
+            reproducer(target, name, load_scenario(regression_file(name)))
+        except NotExpressible:
+            continue
+        return f"python -m harness repro {name} --target {target}"
+    return f"none: the {target} reproducer expresses none of its regression files"
+
+
 def cell_text(cell: Mapping[str, Any]) -> str:
     return f"{cell['state']} ({cell['count']})" if "count" in cell else str(cell["state"])
 
@@ -443,7 +461,8 @@ def markdown(document: Mapping[str, Any], reports: Path) -> str:
             lines.append(
                 f"- first counterexample: `{first['scenario']}` on {first['target']}{where}"
             )
-        lines += [f"- reproducer: `{bug['reproducer']}`", ""]
+        command = bug["reproducer"]
+        lines += [f"- reproducer: {command if command.startswith('none') else f'`{command}`'}", ""]
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ from harness.bugs import (
     readme_block,
     readme_table,
     replace_block,
+    reproducer_command,
 )
 from harness.cli import main
 from harness.findings.document import FindingsFile
@@ -274,11 +275,22 @@ def test_the_report_counts_each_bugs_excused_violations_per_target_release(tmp_p
         "scenario": "generated-007",
         "file": "../run/counterexamples/generated-007@sdk.yaml",
     }
-    assert document["bugs"][0]["reproducer"] == "python -m harness repro twins --target sdk"
+    assert document["bugs"][0]["reproducer"] == "none: sdk has no reproducer hook"
     columns = {c["label"]: c for c in document["columns"]}
     assert columns["sdk 1.5"]["findings"] == "sdk-1.0"
     assert columns["reference 0.1"]["findings"] is None
     assert (columns["sdk 2.0"]["excused"], columns["sdk 2.0"]["unattributed"]) == (4, 0)
+
+
+def test_a_bugs_reproducer_is_its_first_regression_file_the_targets_reproducer_expresses() -> None:
+    # gated-agent-call uses a gate, which no template sends: repro refuses it, so the command
+    # names the next file, and a bug whose every file is refused says so instead of a command
+    assert reproducer_command(["gated-agent-call", "twin-calls"], "strands") == (
+        "python -m harness repro twin-calls --target strands"
+    )
+    assert reproducer_command(["gated-agent-call"], "strands") == (
+        "none: the strands reproducer expresses none of its regression files"
+    )
 
 
 def test_a_violation_no_bug_explains_is_counted_as_such(tmp_path: Path) -> None:
