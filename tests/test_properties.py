@@ -97,6 +97,7 @@ CAUGHT_BY = {
     "resume-by-responses": {"I3"},
     "history-accumulation": {"I7"},
     "reuse-stale-answers": {"I14"},
+    "stale-answer-ends-the-turn": {"I13"},  # the step ends the turn without an answer
     "swap-twin-answers": {"I2"},
     "replay-turn": {"I15"},
     # the gated family's scenarios (generated-gated-NNN)

@@ -230,6 +230,11 @@ CASES = (
     Case("swap-twin-results", regression("twin-calls-answer-order"), frozenset({"I2"})),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
+    Case(
+        "stale-answer-ends-the-turn",
+        regression("stale-answer-after-the-next-prompt"),
+        frozenset({"I13", "I14", "O"}),
+    ),
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),

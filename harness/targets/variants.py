@@ -90,6 +90,7 @@ from harness.targets.variants_routing import (
     NoOwnershipCheckTool,
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
+    StaleAnswerEndsTheTurnAgent,
     SwapTwinAnswersTool,
     SwapTwinResultsAgent,
     TruncatedIdsTool,
@@ -299,6 +300,12 @@ _ALL: Final = (
         "an answer naming no pending question answers the one now asked at its place, or is "
         "dropped silently",
         agent_class=ReuseStaleAnswersAgent,
+    ),
+    Variant(
+        "stale-answer-ends-the-turn",
+        "an answer naming no pending question is dropped silently and the step ends the turn "
+        "without an answer, though its questions still wait",
+        agent_class=StaleAnswerEndsTheTurnAgent,
     ),
     Variant(
         "swap-twin-answers",

@@ -256,6 +256,33 @@ class ReuseStaleAnswersAgent(Agent):
         return super().resume(self._remapped(responses))
 
 
+class StaleAnswerEndsTheTurnAgent(Agent):
+    """An answer naming no pending question is dropped silently, and the step says the turn
+    ended: no final answer, no error, while whatever the turn asked still waits.
+
+    Differs from the reference in ``prepare_resume`` and ``resume``: where the reference refuses
+    such an answer loudly, this one takes it for a retry of an answer already carried out and
+    ends there, as ADK's confirmation processor drops a confirmation it already consumed and
+    ends the invocation (flows/llm_flows/tools/_confirmation.py).  The questions stay parked, so
+    a later answer to them still works.
+    """
+
+    def _stale(self, responses: Mapping[str, JSON]) -> bool:
+        parked = self.state.interrupt_state
+        pending = {interrupt.id for interrupt in parked.pending} if parked.activated else set()
+        return bool(responses) and not set(responses) & pending
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        if not self._stale(responses):
+            super().prepare_resume(responses)
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        if not self._stale(responses):
+            return super().resume(responses)
+        parked = self.state.interrupt_state
+        return AgentResult("end_turn", None, tuple(parked.pending) if parked.activated else ())
+
+
 # --- naming: the call key a call's questions go up under ---------------------------------------
 
 KEY_LIMIT = 64  # characters of a call key the truncating variant keeps
