@@ -50,9 +50,10 @@ from harness.findings.canary import (
     SDK_LIKE_STORED,
     SDK_LIKE_WARNINGS,
     VariantRun,
+    broadened,
     logging,
 )
-from harness.findings.document import Evidence
+from harness.findings.document import Evidence, FindingClass, Witness
 from harness.findings.patterns import anchored, full
 from harness.targets import registry
 from scenarios.classes import COVERAGE
@@ -253,15 +254,39 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
         "sha256:" + "0" * 64,
         frozenset(),
         ((Violation("I3", "c", 0, "pending a#1", "pending nothing"), "run"),),
-        (Evidence("run", ("own error",)),),
+        (Evidence("run", ("own error",), violated=("I3",)),),
         True,
     )
     logged = logging(history_less)
     assert logged.violations == history_less.violations
+    # no violation more: a variant stands beside an SDK's I5 or D only where its run shows one
+    assert logged.steps[0].violated == ("I3",)
     assert logged.steps[0].errors[0] == "own error"
     assert set(SDK_LIKE_WARNINGS) <= set(logged.steps[0].warnings)
     assert set(SDK_LIKE_STORED) <= set(logged.steps[0].stored)
     assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)
+
+
+def test_a_beside_is_dropped_alone_as_a_broadening_of_its_own() -> None:
+    """Dropping a witness's ``beside`` is a broadening the canary challenges: alone where the
+    witness has another anchor, with every anchor where it is the only one."""
+    witness = Witness(invariant="I3", step="answer", seen="^pending a#1$", beside="^I5$")
+    found = FindingClass.model_validate(
+        {
+            "class": "lost-resume",
+            "shown_by": ["x"],
+            "explanation": "a restart loses the resume",
+            "witnesses": [witness, witness.model_copy(update={"stored": "^nothing$"})],
+        }
+    )
+    assert broadened(found, 0, "beside") is None  # the only anchor: "anchor" drops it
+    assert broadened(found, 0, "anchor") == (found, witness.model_copy(update={"beside": None}))
+    made = broadened(found, 1, "beside")
+    assert made is not None
+    assert (made[1].beside, made[1].stored) == (None, "^nothing$")
+    anchorless = broadened(found, 1, "anchor")
+    assert anchorless is not None
+    assert not anchorless[1].anchored
 
 
 def test_each_shipped_file_is_asked_about_the_runs_its_targets_release_can_make() -> None:
