@@ -246,6 +246,18 @@ def hidden_runs(
     return sorted(found)
 
 
+def unnarrowed(document: FindingsFile) -> list[str]:
+    """The classes of ``document`` that only their sentences narrow: no scenario classes, and no
+    witness with an anchor.  Such a class excuses every violation of its sentences' shape in any
+    generated scenario, whatever caused it: a new bug that writes the same sentence passes under
+    its explanation."""
+    return [
+        found.name
+        for found in document.classes
+        if not found.scenario_classes and not any(witness.anchored for witness in found.witnesses)
+    ]
+
+
 # "beside" drops that anchor alone, where the witness has others too (with none other, it is
 # "anchor"): what stands beside a violation must be challenged on its own, as the one anchor a
 # logging variant cannot say (it is a violation of the run, not a record of it)
@@ -325,12 +337,22 @@ class Sample:
 
 def challenged(found: FindingClass, position: int, how: str, sample: Sample) -> bool | None:
     """Whether broadening the class's witness at ``position`` ``how`` makes it name a variant's
-    violation the shipped witness rejects (None: that broadening changes nothing)."""
+    violation the shipped witness rejects (None: that broadening changes nothing).
+
+    A ``beside`` names a violation of the run, which no logging variant can add: a broadened
+    sentence pattern or scenario class is asked with it set aside in both witnesses, as the
+    logging variants set aside what an SDK logs, so what is asked is whether that pattern or that
+    scenario class narrows anything; whether the ``beside`` does is asked on its own
+    (``BROADENINGS``), on the variants' runs as they are."""
     made = broadened(found, position, how)
     if made is None:
         return None
     wider, witness = made
-    shipped = set(sample.named(found, found.witnesses[position]))
+    original = found.witnesses[position]
+    if how in ("pattern", "scenario-classes") and original.beside is not None:
+        original = original.model_copy(update={"beside": None})
+        witness = witness.model_copy(update={"beside": None})
+    shipped = set(sample.named(found, original))
     return any(hit not in shipped for hit in sample.named(wider, witness))
 
 
