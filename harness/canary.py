@@ -181,9 +181,9 @@ def render(measured: Measured) -> str:
         f"(the regression files and every {EVERY}th scenario of the ci sample): the variant "
         "runs it excuses whole (every violation matched by a witness: a run where a new bug of "
         "that shape would pass unseen), and the broadenings of its class witnesses (pattern to "
-        "`^\\S.*$`, anchor dropped, scenario classes dropped) that no variant run, nor any "
-        "logging one, challenges. `python -m harness.canary` writes it (docs/findings.md, "
-        '"The exemption canary").',
+        "`^\\S.*$`, anchor dropped, `beside` dropped, scenario classes dropped) that no variant "
+        "run, nor any logging one, challenges. `python -m harness.canary` writes it "
+        '(docs/findings.md, "The exemption canary").',
         "",
         "A run is marked *the same bug* where, for every class that excused it, the variant "
         "fails on one of the class's own demonstrations (`shown_by`) only as the SDK's recorded "

@@ -36,6 +36,7 @@ from harness.targets.base import (
     resume_without_id,
     use_root_session,
 )
+from scenarios.classes import has_control
 from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Expected, Oracle
 
@@ -219,19 +220,6 @@ class _Needs:
     run: str | None
     control: str | None
     missing: tuple[str, ...] = ()  # the capabilities it needs and the target lacks
-
-
-def has_control(scenario: Scenario) -> bool:
-    """Whether a restart-free run must look the same: there are restarts, and none of them may
-    legitimately change the outcome (no corruption, no deploy of a changed tree, no
-    preserve_context sub-agent without a session store)."""
-    restarts = any(isinstance(step, Restart) for step in scenario.steps)
-    corrupts = any(isinstance(step, Corrupt) for step in scenario.steps)
-    deploys = any(isinstance(step, Restart) and step.tree is not None for step in scenario.steps)
-    storeless = any(
-        agent.preserve_context and not agent.session_store for agent, _ in scenario.tree.walk()
-    )
-    return restarts and not corrupts and not deploys and not storeless
 
 
 def _record(

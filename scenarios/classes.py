@@ -42,7 +42,9 @@ FOCUSED: Final = ("twin-prompts",)
 # finer cuts of a counted class, for findings to narrow by where a bug needs more than the class
 # (``twin-calls`` counts twin calls of any tool; a lock or a shared thread needs a sub-agent's):
 # the statistics count the class they cut, not them
-FINER: Final = ("twin-agent-calls", "twin-session-calls")
+# (``uncompared-restart`` cuts ``restart-between-answers`` to the scenarios no restart-free run is
+# compared with, where nothing shows what a restart changed)
+FINER: Final = ("twin-agent-calls", "twin-session-calls", "uncompared-restart")
 # shapes where bugs hide that the counted families reach rarely or never: each has a family of
 # its own in the coverage sample (``scenarios.coverage``), which holds each to 5% of that sample;
 # the ci sample's statistics do not count them
@@ -266,7 +268,23 @@ def _step_classes(scenario: Scenario) -> set[str]:
         previous = expected
     if oracle.retried:
         found.add("retries")
+    if "restart-between-answers" in found and not has_control(scenario):
+        found.add("uncompared-restart")
     return found
+
+
+def has_control(scenario: Scenario) -> bool:
+    """Whether a restart-free run must look the same, so that the run is compared with it (its
+    control: I5, I6, D): there are restarts, and none of them may legitimately change the
+    outcome (no corruption, no deploy of a changed tree, no preserve_context sub-agent without a
+    session store)."""
+    restarts = any(isinstance(step, Restart) for step in scenario.steps)
+    corrupts = any(isinstance(step, Corrupt) for step in scenario.steps)
+    deploys = any(isinstance(step, Restart) and step.tree is not None for step in scenario.steps)
+    storeless = any(
+        agent.preserve_context and not agent.session_store for agent, _ in scenario.tree.walk()
+    )
+    return restarts and not corrupts and not deploys and not storeless
 
 
 def retries_happen(scenario: Scenario) -> bool:

@@ -29,6 +29,7 @@ variant, run, classes; file, class, witness, broadening) for the triage of the f
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -41,6 +42,7 @@ from harness.findings import (
     FindingsFile,
     Observed,
     judge_findings,
+    read_findings_file,
 )
 from harness.findings.canary import (
     BROAD,
@@ -49,10 +51,14 @@ from harness.findings.canary import (
     SDK_LIKE_SHOWN,
     SDK_LIKE_STORED,
     SDK_LIKE_WARNINGS,
+    Sample,
     VariantRun,
+    broadened,
+    challenged,
     logging,
+    unnarrowed,
 )
-from harness.findings.document import Evidence
+from harness.findings.document import Evidence, FindingClass, Witness
 from harness.findings.patterns import anchored, full
 from harness.targets import registry
 from scenarios.classes import COVERAGE
@@ -253,15 +259,132 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
         "sha256:" + "0" * 64,
         frozenset(),
         ((Violation("I3", "c", 0, "pending a#1", "pending nothing"), "run"),),
-        (Evidence("run", ("own error",)),),
+        (Evidence("run", ("own error",), violated=("I3",)),),
         True,
     )
     logged = logging(history_less)
     assert logged.violations == history_less.violations
+    # no violation more: a variant stands beside an SDK's I5 or D only where its run shows one
+    assert logged.steps[0].violated == ("I3",)
     assert logged.steps[0].errors[0] == "own error"
     assert set(SDK_LIKE_WARNINGS) <= set(logged.steps[0].warnings)
     assert set(SDK_LIKE_STORED) <= set(logged.steps[0].stored)
     assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)
+
+
+def test_a_beside_is_dropped_alone_as_a_broadening_of_its_own() -> None:
+    """Dropping a witness's ``beside`` is a broadening the canary challenges: alone where the
+    witness has another anchor, with every anchor where it is the only one."""
+    witness = Witness(invariant="I3", step="answer", seen="^pending a#1$", beside="^I5$")
+    found = FindingClass.model_validate(
+        {
+            "class": "lost-resume",
+            "shown_by": ["x"],
+            "explanation": "a restart loses the resume",
+            "witnesses": [witness, witness.model_copy(update={"stored": "^nothing$"})],
+        }
+    )
+    assert broadened(found, 0, "beside") is None  # the only anchor: "anchor" drops it
+    assert broadened(found, 0, "anchor") == (found, witness.model_copy(update={"beside": None}))
+    made = broadened(found, 1, "beside")
+    assert made is not None
+    assert (made[1].beside, made[1].stored) == (None, "^nothing$")
+    anchorless = broadened(found, 1, "anchor")
+    assert anchorless is not None
+    assert not anchorless[1].anchored
+
+
+def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged() -> None:
+    """No variant logs a violation, so a ``beside`` would keep every variant run without a
+    restart's I5 out of a broadened pattern as well as the shipped one: the broadened pattern is
+    asked with it set aside; dropping it is asked of the runs as they are."""
+    witness = Witness(
+        invariant="I3", step="answer", seen="^pending a#1 \\(missing b#1\\)$", beside="^I5$"
+    )
+    found = FindingClass.model_validate(
+        {
+            "class": "lost-resume",
+            "shown_by": ["x"],
+            "scenario_classes": ["restart-between-answers"],
+            "explanation": "a restart loses the resume",
+            "witnesses": [witness],
+        }
+    )
+    swapped = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (extra c#1)")
+    lost = replace(swapped, seen="pending a#1 (missing b#1)")
+
+    def sample(violation: Violation, classes: frozenset[str]) -> Sample:
+        steps = (Evidence("answer", violated=("I3",)),)
+        run = Observed("g-1", "sha256:" + "0" * 64, classes, ((violation, "answer"),), steps, True)
+        return Sample([VariantRun("bad-x", run)])
+
+    between = frozenset({"restart-between-answers"})
+    assert challenged(found, 0, "pattern", sample(swapped, between))
+    assert not challenged(found, 0, "pattern", sample(lost, between))
+    assert challenged(found, 0, "scenario-classes", sample(lost, frozenset()))
+    assert challenged(found, 0, "anchor", sample(lost, between))  # no I5 beside it
+
+
+# Classes that only their sentences narrow (``unnarrowed``), per shipped file, as the files stand:
+# each should gain an anchor or a scenario class from what its SDK shows; the list may shrink,
+# never grow (issue 40: none without an anchor or a narrowing scenario class)
+UNNARROWED = {
+    "adk-2.13.0": ["re-sent-confirmation-dropped-while-paused"],
+    "adk-single-turn-2.13.0": [
+        "resumed-sub-agent-loses-its-prompt",
+        "waiting-call-handed-null",
+        "sibling-action-cancelled-beside-a-pausing-call",
+    ],
+    "openai-agents-0.24.0": [
+        "callers-finished-call-id-reused-silently",
+        "reused-call-ids-deduplicated",
+    ],
+    "strands-1.58.1": ["restored-turn-published-again"],
+    "strands-1.59.0": ["restored-turn-published-again"],
+}
+
+
+def test_no_shipped_class_is_narrowed_by_its_sentences_alone_but_those_listed() -> None:
+    now = {
+        path.stem: mine for path in FILES for mine in [unnarrowed(read_findings_file(path))] if mine
+    }
+    grown = {
+        stem: sorted(set(names) - set(UNNARROWED.get(stem, ()))) for stem, names in now.items()
+    }
+    assert not any(grown.values()), f"classes only their sentences narrow: {grown}"
+    narrowed = {
+        stem: sorted(set(names) - set(now.get(stem, ()))) for stem, names in UNNARROWED.items()
+    }
+    assert not any(narrowed.values()), f"narrowed now, drop them from UNNARROWED: {narrowed}"
+
+
+def test_a_class_with_an_anchor_or_a_scenario_class_is_narrowed() -> None:
+    witness = Witness(invariant="I8", step="answer", seen="^event \\d+ carries .+$")
+    bare = {"shown_by": ["x"], "explanation": "a resumed turn is published again"}
+    document = FindingsFile.model_validate(
+        {
+            "target": "sdk",
+            "version": "1.0",
+            "findings": [
+                {
+                    "scenario": "x",
+                    "digest": "sha256:" + "0" * 64,
+                    "explanation": "a resumed turn is published again",
+                    "witnesses": [witness],
+                }
+            ],
+            "classes": [
+                bare | {"class": "sentences-alone", "witnesses": [witness]},
+                bare | {"class": "scoped", "scenario_classes": ["resend"], "witnesses": [witness]},
+                bare
+                | {
+                    "class": "beside-another",
+                    "witnesses": [witness, witness.model_copy(update={"beside": "^I5$"})],
+                },
+            ],
+        }
+    )
+    assert unnarrowed(document) == ["sentences-alone"]
 
 
 def test_each_shipped_file_is_asked_about_the_runs_its_targets_release_can_make() -> None:

@@ -5,6 +5,7 @@ that cannot be checked is refused with one line."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -567,6 +568,89 @@ def test_the_questions_shown_so_far_are_each_question_once_and_twins_at_once_twi
     assert shown([b1, b1])[-1] == "deploy-b as 'v1:t-1', deploy-b as 'v1:t-1'"
     assert shown([a1], [b2])[-1] == "deploy-a as 'v1:t-1', deploy-b as 'v1:t-2'"
     assert shown([], None) == ["nothing", "nothing"]
+
+
+BY_BESIDE = CLASS.replace(
+    "        error: '^UserError: the same tool invocation identity .*$'\n",
+    "        beside: '^I5$'\n",
+)
+DIFFERS = Violation("I5", "restart-transparency", 2, "ran: pay (as without restarts)", "ran: x")
+
+
+def _beside_run(*violations: Violation) -> Observed:
+    """A generated run of the twin-calls classes with ``violations``, each at an answer step,
+    whose steps record them as ``observe`` does."""
+    history = History(
+        "generated-007",
+        {},
+        {},
+        tuple(
+            StepRecord(i, kind, {}, {}, {}, [], [], [], [], None) for i, kind in enumerate(KINDS)
+        ),
+    )
+    return Observed(
+        "generated-007",
+        DIGEST,
+        frozenset({"twin-calls"}),
+        tuple((violation, "answer") for violation in violations),
+        step_evidence(history, violations),
+        True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("beside", "anchored_at", "violations", "excused"),
+    [
+        # strands' lost resume differs from the run without restarts at the same step (I5)
+        ("^I5$", None, (OTHER_ACTION, DIFFERS), True),
+        ("^I5$", None, (OTHER_ACTION,), False),  # a variant's look-alike shows no I5 beside it
+        ("^I5$", None, (OTHER_ACTION, replace(DIFFERS, step=3)), False),  # at another step
+        ("^I5$", "answer", (OTHER_ACTION, replace(DIFFERS, step=3)), True),  # where it says
+        ("^(I5|D)$", None, (OTHER_ACTION, replace(DIFFERS, invariant="D")), True),
+        # another violation: the one it names does not stand beside itself
+        ("^I2$", None, (OTHER_ACTION,), False),
+        ("^I2$", None, (OTHER_ACTION, replace(OTHER_ACTION, seen="pay ran twice")), True),
+    ],
+)
+def test_a_beside_anchor_names_another_violation_of_the_run_at_the_step(
+    tmp_path: Path,
+    beside: str,
+    anchored_at: str | None,
+    violations: tuple[Violation, ...],
+    excused: bool,
+) -> None:
+    text = BY_BESIDE.replace("'^I5$'", f"'{beside}'")
+    text += "" if anchored_at is None else f"        anchored_at: {anchored_at}\n"
+    verdict = judge_findings(document_of(tmp_path, RECORDED + text), [_beside_run(*violations)])
+    assert (OTHER_ACTION in [item.violation for item in verdict.expected]) is excused
+
+
+def test_a_steps_violated_invariants_are_the_runs_own_one_per_violation() -> None:
+    steps = _beside_run(OTHER_ACTION, DIFFERS, replace(DIFFERS, step=4)).steps
+    assert [step.violated for step in steps] == [(), (), ("I2", "I5"), (), ("I5",)]
+    run_wide = replace(DIFFERS, step=None)  # names no step: beside nothing
+    assert [step.violated for step in _beside_run(run_wide).steps] == [()] * len(KINDS)
+
+
+@pytest.mark.parametrize(
+    "beside",
+    ["I5", "^I5", "^X9$", "^i5$", "^(I\\d+|D|O)$", "^[A-Z0-9]+$", "^(I5$"],
+)
+def test_a_beside_that_names_no_invariant_or_every_one_is_refused_in_one_line(
+    tmp_path: Path, beside: str
+) -> None:
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED + BY_BESIDE.replace("'^I5$'", f"'{beside}'"))
+    message = str(refused.value)
+    assert message.startswith(f"{tmp_path / 'sdk-1.0.yaml'}: classes.0.witnesses.0.beside: ")
+    assert "\n" not in message
+
+
+def test_a_beside_alone_is_no_witness(tmp_path: Path) -> None:
+    alone = BY_BESIDE.replace("        seen: '^\\S+ ran 0 times$'\n", "")
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED + alone)
+    assert "a witness needs a pattern" in str(refused.value)
 
 
 def test_anchored_at_without_an_anchor_is_refused(tmp_path: Path) -> None:

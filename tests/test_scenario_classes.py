@@ -227,3 +227,19 @@ def test_twin_calls_of_a_sub_agent_are_finer_classes_of_twin_calls() -> None:
     acting = parse_scenario(action, "action")
     assert "twin-calls" in classes_of(acting)
     assert not {"twin-agent-calls", "twin-session-calls"} & classes_of(acting)
+
+
+@pytest.mark.parametrize(
+    ("name", "uncompared"),
+    [
+        ("restart-anywhere", False),  # compared with its restart-free control (I5, I6, D)
+        ("preserve-context-no-store", True),  # a sub-agent without a store: no control
+        ("deploy-renames-sub-agent", True),  # a deploy while questions wait: no control
+    ],
+)
+def test_a_restart_between_answers_no_control_is_run_for_is_uncompared(
+    name: str, uncompared: bool
+) -> None:
+    found = classes_of(load_scenario(REGRESSIONS / f"{name}.yaml"))
+    assert "restart-between-answers" in found
+    assert ("uncompared-restart" in found) is uncompared

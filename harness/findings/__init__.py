@@ -31,6 +31,7 @@ The format::
             warning: '^.*already processing.*$'    # optional: what the SDK logged at WARNING
             stored: '^nothing$'     # optional: whose sub-agent turns the store held
             shown: '^deploy-a as .+$'  # optional: the questions shown at the root so far
+            beside: '^I5$'          # optional: another violation of the run at that step
             anchored_at: answer     # optional: the anchors were recorded at a step of this kind
                                     # in the run (default: at the violation's own step)
             sometimes: true         # optional: a race in the SDK shows it in some runs only
@@ -50,13 +51,14 @@ model request the provider refused during it, as "agent: refusal"; notes are not
 ``result`` some tool result a model request of that step carried, as "agent: result",
 ``warning`` something the SDK logged at WARNING during that step, ``stored`` whose sub-agent
 turns the store held when it ended (``nothing``, or the owners), ``shown`` the questions shown
-at the root from the run's start to its end (``label as 'id'`` each); all at one step, of this
-run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
+at the root from the run's start to its end (``label as 'id'`` each), ``beside`` the invariant
+of another violation of the run at that step (never the violation itself); all at one step, of
+this run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
 kind it names in the run.
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
-``result``, ``warning``, ``stored`` or ``shown`` only narrows), and none may match any text
-(``^.*$``).
+``result``, ``warning``, ``stored``, ``shown`` or ``beside`` only narrows), and none may match
+any text (``^.*$``).
 
 A regression finding applies only to the scenario of its name *and* digest.  A class applies only
 to generated scenarios (and only to those with its ``scenario_classes``), and only when generated

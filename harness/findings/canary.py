@@ -9,9 +9,10 @@ each release it names) on the variants' runs, recorded once (``tests/test_exempt
   variant's bug in some runs; but a run the class excuses whole is a run where a new bug of the
   SDK of that shape would pass unseen.  The fix is a narrower class (an anchor the SDK shows and
   the variant does not, a scenario class), never a weaker canary.
-* **Unchallenged broadenings.** Each class witness broadened three ways (its sentence patterns
-  replaced by ``BROAD``, which validation accepts yet which matches nearly every sentence; its
-  anchors dropped; its class's scenario classes dropped) must then name some variant's violation
+* **Unchallenged broadenings.** Each class witness broadened each way ``BROADENINGS`` names (its
+  sentence patterns replaced by ``BROAD``, which validation accepts yet which matches nearly every
+  sentence; its anchors dropped; its ``beside`` dropped alone; its class's scenario classes
+  dropped) must then name some variant's violation
   that the shipped witness rejects: else nothing shows the witness is any narrower than its
   broadening, and a broadened copy would pass the canary as well as the shipped one.
 
@@ -20,7 +21,9 @@ No variant of the reference logs what an SDK logs, so an anchored witness (``err
 *logging* variants (``logging``) are the known-bad variants' runs as a variant that logs SDK-like
 errors and warnings at every step would record them (logging changes nothing of what it does): the
 same violations, each step's evidence with ``SDK_LIKE`` added (an SDK-like store too: one that
-holds no sub-agent turn). They challenge the sentence patterns of anchored witnesses; they are not
+holds no sub-agent turn), never a violation more: what a witness's ``beside`` names is one of the
+run's own violations, which no logging adds. They challenge the sentence patterns of anchored
+witnesses; they are not
 asked the first question (a variant that says what the SDK says at the step where it goes wrong as
 the SDK does is, to a witness, that bug)."""
 
@@ -30,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from harness.findings.document import Evidence, FindingClass, FindingsFile, Witness
+from harness.findings.document import FindingClass, FindingsFile, Witness
 from harness.findings.verdict import Observed, judge_findings
 
 # A pattern validation accepts (it does not match the empty text nor one with a leading blank)
@@ -101,15 +104,17 @@ SDK_LIKE_RESULTS: Final = (
 
 def logging(run: Observed) -> Observed:
     """``run`` as a variant that logs ``SDK_LIKE`` records at every step would record it: the
-    same violations, every step's evidence with those errors, warnings and results added."""
+    same violations, every step's evidence with those errors, warnings and results added.  What
+    its steps violated stays the run's own: logging makes no violation, so a variant stands
+    beside an SDK's I5 or D from a restart (``beside``) only where its own run shows one."""
     steps = tuple(
-        Evidence(
-            step.kind,
-            step.errors + SDK_LIKE_ERRORS,
-            step.results + SDK_LIKE_RESULTS,
-            step.warnings + SDK_LIKE_WARNINGS,
-            step.stored + SDK_LIKE_STORED,
-            step.shown + SDK_LIKE_SHOWN,
+        replace(
+            step,
+            errors=step.errors + SDK_LIKE_ERRORS,
+            results=step.results + SDK_LIKE_RESULTS,
+            warnings=step.warnings + SDK_LIKE_WARNINGS,
+            stored=step.stored + SDK_LIKE_STORED,
+            shown=step.shown + SDK_LIKE_SHOWN,
         )
         for step in run.steps
     )
@@ -241,7 +246,22 @@ def hidden_runs(
     return sorted(found)
 
 
-BROADENINGS: Final = ("pattern", "anchor", "scenario-classes")
+def unnarrowed(document: FindingsFile) -> list[str]:
+    """The classes of ``document`` that only their sentences narrow: no scenario classes, and no
+    witness with an anchor.  Such a class excuses every violation of its sentences' shape in any
+    generated scenario, whatever caused it: a new bug that writes the same sentence passes under
+    its explanation."""
+    return [
+        found.name
+        for found in document.classes
+        if not found.scenario_classes and not any(witness.anchored for witness in found.witnesses)
+    ]
+
+
+# "beside" drops that anchor alone, where the witness has others too (with none other, it is
+# "anchor"): what stands beside a violation must be challenged on its own, as the one anchor a
+# logging variant cannot say (it is a violation of the run, not a record of it)
+BROADENINGS: Final = ("pattern", "anchor", "beside", "scenario-classes")
 
 
 @dataclass(frozen=True, order=True)
@@ -267,17 +287,23 @@ class Broadening:
 
 def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClass, Witness] | None:
     """The class and its witness at ``position`` broadened ``how``; None where that broadening
-    changes nothing (no anchor to drop, no scenario class to drop)."""
+    changes nothing (no anchor to drop, no scenario class to drop, no ``beside`` beside another
+    anchor)."""
     witness = found.witnesses[position]
     if how == "scenario-classes":
         if not found.scenario_classes:
             return None
         return found.model_copy(update={"scenario_classes": ()}), witness
+    if how == "beside":
+        alone = witness.model_copy(update={"beside": None})
+        if witness.beside is None or not alone.anchored:
+            return None
+        return found, alone
     if how == "anchor":
         if not witness.anchored:
             return None
         update: dict[str, Any] = {"error": None, "result": None, "warning": None}
-        update |= {"stored": None, "shown": None}
+        update |= {"stored": None, "shown": None, "beside": None}
         update["anchored_at"] = None
         if witness.expected is None and witness.seen is None:
             update["seen"] = BROAD  # an error alone: nothing would be left to name
@@ -311,12 +337,22 @@ class Sample:
 
 def challenged(found: FindingClass, position: int, how: str, sample: Sample) -> bool | None:
     """Whether broadening the class's witness at ``position`` ``how`` makes it name a variant's
-    violation the shipped witness rejects (None: that broadening changes nothing)."""
+    violation the shipped witness rejects (None: that broadening changes nothing).
+
+    A ``beside`` names a violation of the run, which no logging variant can add: a broadened
+    sentence pattern or scenario class is asked with it set aside in both witnesses, as the
+    logging variants set aside what an SDK logs, so what is asked is whether that pattern or that
+    scenario class narrows anything; whether the ``beside`` does is asked on its own
+    (``BROADENINGS``), on the variants' runs as they are."""
     made = broadened(found, position, how)
     if made is None:
         return None
     wider, witness = made
-    shipped = set(sample.named(found, found.witnesses[position]))
+    original = found.witnesses[position]
+    if how in ("pattern", "scenario-classes") and original.beside is not None:
+        original = original.model_copy(update={"beside": None})
+        witness = witness.model_copy(update={"beside": None})
+    shipped = set(sample.named(found, original))
     return any(hit not in shipped for hit in sample.named(wider, witness))
 
 

@@ -8,7 +8,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any, Final, Literal, TypeVar
 
 from pydantic import (
@@ -40,7 +40,9 @@ class Evidence:
     when the step ended (``stored``: one text, the owners in order or ``nothing``; none where the
     target does not say) and the questions shown at the root from the run's start to the end of
     the step (``shown``: one text, ``label as 'id'`` each in the order first shown, or
-    ``nothing``; docs/findings.md).  ``kind`` is the step's kind."""
+    ``nothing``; docs/findings.md), and the invariants the run's own violations at that step
+    break, one per violation (``beside``: never the restart-free control's, and nothing a
+    variant logs).  ``kind`` is the step's kind."""
 
     kind: str = "none"
     errors: tuple[str, ...] = ()
@@ -48,6 +50,7 @@ class Evidence:
     warnings: tuple[str, ...] = ()
     stored: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
+    violated: tuple[str, ...] = ()
 
 
 def evidence_for(
@@ -62,7 +65,20 @@ def evidence_for(
     return tuple(item for item in steps if item.kind == anchored_at)
 
 
+def besides(steps: Sequence[Evidence], violation: Violation) -> tuple[Evidence, ...]:
+    """``steps`` with ``violation`` itself taken out of its own step's ``violated``: what stands
+    beside a violation is another one."""
+    found = tuple(steps)
+    at = violation.step
+    if at is None or not 0 <= at < len(found) or violation.invariant not in found[at].violated:
+        return found
+    others = list(found[at].violated)
+    others.remove(violation.invariant)
+    return (*found[:at], replace(found[at], violated=tuple(others)), *found[at + 1 :])
+
+
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-7])|D|O)$")]
+INVARIANTS: Final = (*(f"I{number}" for number in range(1, 18)), "D", "O")  # every checker's id
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
 DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
 Digest = Annotated[str, Field(pattern=rf"^{DIGEST}[0-9a-f]{{64}}$")]
@@ -82,6 +98,7 @@ class Witness(BaseModel):
     warning: str | None = None
     stored: str | None = None  # whose sub-agent turns the store held (Evidence.stored)
     shown: str | None = None  # the questions pending at the root, as shown (Evidence.shown)
+    beside: str | None = None  # another violation's invariant at that step (Evidence.violated)
     anchored_at: StepKind | None = None  # where the error/result/warning/stored was recorded
     sometimes: bool = False
     releases: str | None = None  # the releases it applies to (harness.findings.releases)
@@ -90,6 +107,20 @@ class Witness(BaseModel):
     @classmethod
     def _anchored(cls, value: str | None) -> str | None:
         return None if value is None else anchored(value)
+
+    @field_validator("beside")
+    @classmethod
+    def _over_invariants(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        pattern = re.compile(anchored(value))
+        named = [each for each in INVARIANTS if pattern.fullmatch(each)]
+        if not named or len(named) == len(INVARIANTS):
+            raise ValueError(
+                "expected an anchored pattern over invariant ids (I1 ... I17, D, O) naming some "
+                f"but not all of them, such as '^I5$', got {value!r}"
+            )
+        return value
 
     @field_validator("releases")
     @classmethod
@@ -102,7 +133,8 @@ class Witness(BaseModel):
             raise ValueError("a witness needs a pattern: expected, seen or error")
         if self.anchored_at is not None and not self.anchored:
             raise ValueError(
-                "anchored_at names where an error, result, warning, stored or shown was recorded"
+                "anchored_at names where an error, result, warning, stored, shown or beside was "
+                "recorded"
             )
         return self
 
@@ -111,13 +143,21 @@ class Witness(BaseModel):
         """Whether it names evidence besides the violation's sentences."""
         return any(
             value is not None
-            for value in (self.error, self.result, self.warning, self.stored, self.shown)
+            for value in (
+                self.error,
+                self.result,
+                self.warning,
+                self.stored,
+                self.shown,
+                self.beside,
+            )
         )
 
     def matches(self, violation: Violation, kind: str, steps: Sequence[Evidence]) -> bool:
         """Whether this witness names ``violation`` (at a step of ``kind``, in a run whose
         steps recorded ``steps``): its anchors must have been recorded at the violation's own
-        step, or at a step of the kind it names (``anchored_at``)."""
+        step, or at a step of the kind it names (``anchored_at``); ``beside`` names another
+        violation of this run recorded there, never ``violation`` itself."""
         if not (
             violation.invariant == self.invariant
             and kind == self.step
@@ -133,7 +173,12 @@ class Witness(BaseModel):
             and _some(self.warning, evidence.warnings)
             and _some(self.stored, evidence.stored)
             and _some(self.shown, evidence.shown)
-            for evidence in evidence_for(steps, violation.step, self.anchored_at)
+            and _some(self.beside, evidence.violated)
+            for evidence in evidence_for(
+                steps if self.beside is None else besides(steps, violation),
+                violation.step,
+                self.anchored_at,
+            )
         )
 
     def describe(self) -> str:
@@ -152,6 +197,7 @@ class Witness(BaseModel):
                 ("warning", self.warning),
                 ("stored", self.stored),
                 ("shown", self.shown),
+                ("beside", self.beside),
                 ("recorded at a", self.anchored_at and f"{self.anchored_at} step"),
             )
             if value is not None

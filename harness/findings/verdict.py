@@ -136,7 +136,7 @@ def observe(
         scenario_digest(scenario),
         frozenset(classes_of(scenario)),
         tuple((violation, step_kind(history, violation)) for violation in violations),
-        step_evidence(history),
+        step_evidence(history, violations),
         generated,
     )
 
@@ -284,15 +284,20 @@ def _excuse(
     return None
 
 
-def step_evidence(history: History) -> tuple[Evidence, ...]:
+def step_evidence(history: History, violations: Iterable[Violation] = ()) -> tuple[Evidence, ...]:
     """What each step of the run recorded, for a witness's anchors: its error
     (``observed["error"]``) and each model request the scripted provider refused during it, as
     "agent: refusal" (recorded even when the framework swallowed the failure); the tool results its
     model requests carried, as "agent: result"; what the SDK logged at WARNING
     (``observed["warnings"]``); whose sub-agent turns the store held (``stored_turns``); the
-    questions shown so far (``shown_so_far``).  Notes,
+    questions shown so far (``shown_so_far``); the invariants of ``violations`` (the run's own)
+    shown at it, one per violation, for a witness that stands beside another.  Notes,
     which every corruption leaves, are not errors, and the restart-free control's steps are not the
     run's."""
+    violated: dict[int, tuple[str, ...]] = {}
+    for violation in violations:
+        if violation.step is not None:
+            violated[violation.step] = (*violated.get(violation.step, ()), violation.invariant)
     return tuple(
         Evidence(
             step.kind,
@@ -305,8 +310,11 @@ def step_evidence(history: History) -> tuple[Evidence, ...]:
             warnings=tuple(str(warning) for warning in step.observed.get("warnings", ())),
             stored=stored_turns(step),
             shown=shown,
+            violated=violated.get(index, ()),
         )
-        for step, shown in zip(history.steps, shown_so_far(history), strict=True)
+        for index, (step, shown) in enumerate(
+            zip(history.steps, shown_so_far(history), strict=True)
+        )
     )
 
 
