@@ -65,6 +65,6 @@ def test_a_preserve_context_sub_agent_is_refused_in_one_line(
     """A tinyagents sub-agent keeps its turn in its caller's: no session of its own."""
     assert main(["repro", "shared-session", "--target", "tinyagents"]) == 2
     error = capsys.readouterr().err
-    assert error.startswith("shared-session: a tinyagents reproducer cannot express it: uses ")
+    assert error.startswith("shared-session: the tinyagents reproducer cannot express it: uses ")
     assert "preserve_context" in error
     assert error.count("\n") == 1
