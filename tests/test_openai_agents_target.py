@@ -204,6 +204,27 @@ def test_a_refused_step_shows_what_the_run_state_still_asks() -> None:
     assert ran(history) == ["deploy-a", "deploy-b"]
 
 
+def test_an_answer_matching_nothing_shown_goes_on_with_no_decision() -> None:
+    """An answer by a label no shown question has leaves nothing to send: the run goes on with
+    no decision, as the reference resumes with no response, and the SDK interrupts again on
+    what still waits. The adapter refused it before, an error of its own and no SDK's."""
+    steps: list[Any] = [
+        {"run": "go"},
+        {"answer": {"deploy-a": "approve"}},
+        {"answer": {"deploy-a": "approve"}},
+        {"answer": {"deploy-b": "approve"}},
+    ]
+    history = run(scenario(steps))
+    _, partial, nothing, answered = history.steps
+    assert nothing.observed["error"] is None
+    assert nothing.observed["stop_reason"] == "interrupt"
+    assert nothing.pending == partial.pending
+    assert [pending["label"] for pending in nothing.pending] == ["deploy-b"]
+    assert nothing.executions == []
+    assert answered.observed["stop_reason"] == "end_turn"
+    assert ran(history) == ["deploy-a", "deploy-b"]
+
+
 def test_an_answer_naming_one_approval_not_pending_is_refused_as_a_whole() -> None:
     """The SDK has no ids: a handle that names no pending approval cannot be passed on, so the
     adapter refuses the whole answer rather than carry out the part it recognises (I14)."""

@@ -265,6 +265,10 @@ class OpenAIAgentsSession(RebuildingSession):
             return Observation(stop_reason=None, error=NOT_REBUILT)
         if self.state is None:
             return Observation(stop_reason=None, error="no interrupted run to answer")
+        if not responses:  # nothing shown matches the answer: no decision to send, and the run
+            # goes on with none, as the reference resumes with no response (the SDK interrupts
+            # again on what still waits); refusing here would be this adapter's error, no SDK's
+            return self._step(self.state, None)
         current = self._handles(self.state.get_interruptions())
         matched = [(current[p.id], response) for p, response in responses if p.id in current]
         if not matched:
