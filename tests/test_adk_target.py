@@ -111,6 +111,29 @@ def test_the_roots_own_confirmation_runs_the_action_once_across_a_restart(shape:
     assert check(history) == []
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_question_keeps_the_label_it_was_asked_under_when_a_deploy_relabels_its_action(
+    shape: str,
+) -> None:
+    """Labels are looked up by (agent, tool): a later tree that gives the same agent's same tool
+    another label must not rename a question asked before it (the run shows the label of the
+    tree in force then), nor one still pending after the deploy (its answer finds it)."""
+    relabelled = root_only([])["tree"] | {
+        "actions": [{"tool": "deploy", "label": "deploy-root-v2"}]
+    }
+    steps: list[Any] = [
+        {"run": "go"},
+        {"restart": {"tree": relabelled}},
+        {"answer": {"deploy-root": "approve"}},
+    ]
+    history = run(shape, root_only(steps))
+    first = history.steps[0]
+    assert [(p["id"], p["label"]) for p in first.pending] == [("confirm-1", "deploy-root")]
+    # the answer named the label the question was shown under, and found it: the action ran
+    # (under the label its tool has in the tree in force now)
+    assert ran(history) == ["deploy-root-v2"]
+
+
 def test_a_denial_runs_nothing_and_ends_the_turn() -> None:
     history = run("agent-tool", root_only([{"run": "go"}, {"answer": {"deploy-root": "deny"}}]))
     assert ran(history) == []

@@ -89,6 +89,7 @@ SDK_LIKE_WARNINGS: Final = (
     "sub_agents (e.g. with mode='single_turn' for LlmAgent) if it needs to pause and resume.",
     "Provided invocation_id e-<uuid> is ignored because new_message has a function response "
     "with invocation_id e-<uuid>.",
+    "Dropping function calls with no matching function response: ['call-1']",
 )
 # What an SDK that stores no sub-agent turn shows its store holding (strands before 1.59).
 SDK_LIKE_STORED: Final = ("nothing",)
@@ -99,6 +100,7 @@ SDK_LIKE_RESULTS: Final = (
     "orchestrator: Agent error: 'interrupt_id=<v1:agent_as_tool:call-1:q> | no interrupt found'",
     "orchestrator: send-mail: done",
     'orchestrator: {"result": null}',
+    "orchestrator: Error running sub-agent: Dynamic node mailer failed",
 )
 
 

@@ -170,14 +170,13 @@ class AdkSession(RebuildingSession):
         super().__init__(workdir, MemoryStore(), NoContinuations())
         self.handles = work_log(workdir / HANDLES)
         self.model_class = model_class()
-        # (agent name, tool) -> label in every tree the scenario deploys: a question asked before
-        # a deploy took its tool away is still shown under the label it was asked with
-        self.labels = {
-            (agent.name, action.tool): action.label
-            for _, tree in scenario.trees()
-            for agent, _, _ in walk_paths(tree)
-            for action in agent.actions
-        }
+        # (agent name, tool) -> label in the trees the scenario deploys, the first that has it:
+        # a question asked before a deploy took its tool away is still shown under the label it
+        # was asked with (``_label`` asks the tree in force first)
+        self.labels: dict[tuple[str, str], str] = {}
+        for _, tree in scenario.trees():
+            for key, label in tree_labels_by_tool(tree).items():
+                self.labels.setdefault(key, label)
         self.root: Any = self._build()
 
     # -- building the tree with real ADK objects -------------------------------------------
@@ -345,10 +344,19 @@ class AdkSession(RebuildingSession):
                 shown.setdefault(handle, self._shown(handle, str(event.author), call.args))
         return tuple(shown.values())
 
+    def _label(self, author: str, tool: str) -> str | None:
+        """The label of ``author``'s action ``tool``: in the tree in force, else in the first
+        tree the scenario deploys that has it (a tool a deploy took away)."""
+        current = tree_labels_by_tool(self.scenario.tree)
+        return current.get((author, tool)) or self.labels.get((author, tool))
+
     def _shown(self, handle: str, author: str, args: Any) -> PendingInterrupt:
         original = args.get(ORIGINAL_CALL) if isinstance(args, dict) else None
         tool = original.get("name") if isinstance(original, dict) else None
-        label = self.labels.get((author, str(tool)))
+        # a question keeps the label it was first shown under: a later deploy that relabels its
+        # agent's action changes what new questions are called, not this one
+        label = self._first_labels().get(handle) or self._label(author, str(tool))
+        self._keep_label(handle, label)
         prompt = prompt_of(original.get("args") if isinstance(original, dict) else None)
         return PendingInterrupt(
             id=handle,
@@ -358,7 +366,20 @@ class AdkSession(RebuildingSession):
         )
 
     def _real_ids(self) -> dict[str, str]:
-        return {record["handle"]: record["id"] for record in self.handles.records()}
+        records = self.handles.records()
+        return {record["handle"]: record["id"] for record in records if "id" in record}
+
+    def _first_labels(self) -> dict[str, str]:
+        """Each handle's label, as it was first shown."""
+        return {
+            record["handle"]: record["label"]
+            for record in self.handles.records()
+            if "label" in record
+        }
+
+    def _keep_label(self, handle: str, label: str | None) -> None:
+        if label is not None and handle not in self._first_labels():
+            self.handles.append({"handle": handle, "label": label})
 
     def _handle(self, real_id: str) -> str:
         known = {real: handle for handle, real in self._real_ids().items()}
@@ -539,3 +560,12 @@ def effect_tool(name: str, path: str, ledger: Ledger) -> Any:
     run.__doc__ = f"Ordinary tool {name}: a side effect, asks nothing."
     run.__annotations__ = {"tool_context": ToolContext, "return": str}
     return FunctionTool(run)
+
+
+def tree_labels_by_tool(tree: scenario_model.Agent) -> dict[tuple[str, str], str]:
+    """(agent name, tool) -> the label of that agent's action ``tool``, in ``tree``."""
+    return {
+        (agent.name, action.tool): action.label
+        for agent, _, _ in walk_paths(tree)
+        for action in agent.actions
+    }
