@@ -334,6 +334,12 @@ UNNARROWED = {
         "resumed-sub-agent-loses-its-prompt",
         "waiting-call-handed-null",
         "sibling-action-cancelled-beside-a-pausing-call",
+        # added with the rest of the sample's triage: ADK logs nothing for any of them (a sub-agent
+        # told the root's prompt, a consumed confirmation dropped, a deployed-away call's answer
+        # lost), and the last one's sentence names the deploy itself
+        "call-after-a-resume-told-the-root-prompt",
+        "re-sent-confirmation-dropped-while-paused",
+        "deployed-away-answer-fails-silently",
     ],
     "openai-agents-0.24.0": [
         "callers-finished-call-id-reused-silently",
