@@ -333,11 +333,11 @@ UNNARROWED = {
     "adk-single-turn-2.13.0": [
         "resumed-sub-agent-loses-its-prompt",
         "waiting-call-handed-null",
-        "sibling-action-cancelled-beside-a-pausing-call",
-        # added with the rest of the sample's triage: ADK logs nothing for any of them (a sub-agent
-        # told the root's prompt, a consumed confirmation dropped, a deployed-away call's answer
-        # lost), and the last one's sentence names the deploy itself
-        "call-after-a-resume-told-the-root-prompt",
+        # added with the rest of the sample's triage: ADK logs nothing for any of them (a
+        # consumed confirmation dropped, a deployed-away call's answer lost), and the last one's
+        # sentence names the deploy itself; sibling-action-cancelled-beside-a-pausing-call and
+        # call-after-a-resume-told-the-root-prompt left the list with one witness each that needs
+        # another violation beside it (beside), their other witnesses still sentences alone
         "re-sent-confirmation-dropped-while-paused",
         "deployed-away-answer-fails-silently",
     ],

@@ -77,6 +77,7 @@ SDK_LIKE_ERRORS: Final = (
     "the current run and a nested agent-tool run. Use distinct call IDs.",
     "no interrupted run to answer",
     "ValueError: Tool 'mailer' is not registered.",
+    "Node execution failed with exception",
 )
 SDK_LIKE_WARNINGS: Final = (
     "tool_name=<mailer>, tool_use_id=<call-2> | agent is already processing a request",
