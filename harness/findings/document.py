@@ -20,6 +20,7 @@ from pydantic import (
     model_validator,
 )
 
+from harness.checkers import CHECKERS
 from harness.checkers.violation import Violation
 from harness.findings.patterns import anchored, full
 from harness.findings.releases import admits, named, specifier, within
@@ -78,7 +79,7 @@ def besides(steps: Sequence[Evidence], violation: Violation) -> tuple[Evidence, 
 
 
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-7])|D|O)$")]
-INVARIANTS: Final = (*(f"I{number}" for number in range(1, 18)), "D", "O")  # every checker's id
+INVARIANTS: Final = tuple(checker.id for checker in CHECKERS)
 StepKind = Literal["run", "answer", "restart", "corrupt", "repair", "resend", "none"]
 DIGEST: Final = "sha256:"  # how a scenario digest begins: then 64 hexadecimal digits
 Digest = Annotated[str, Field(pattern=rf"^{DIGEST}[0-9a-f]{{64}}$")]
