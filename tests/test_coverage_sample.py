@@ -66,6 +66,7 @@ ALSO_CAUGHT_BY = {
         "twin-calls-answered-per-call",
         "twin-calls-results-per-call",
         "twin-calls-same-prompt",
+        "twin-calls-then-a-call-told-the-root-prompt",
         "twin-calls",
         *SHARED_BY_TWO_SESSIONS,
     ],
