@@ -7,11 +7,12 @@ this module needs only the scenario model and the oracle, not the generators.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Final
 from unicodedata import normalize
 from urllib.parse import unquote
 
-from scenarios.model import Agent, Answer, Call, Corrupt, Resend, Restart, Run, Scenario
+from scenarios.model import Agent, Answer, Call, Corrupt, Resend, Restart, Run, Scenario, Step
 from scenarios.oracle import Oracle
 
 CLASSES: Final = (
@@ -43,8 +44,16 @@ FOCUSED: Final = ("twin-prompts",)
 # (``twin-calls`` counts twin calls of any tool; a lock or a shared thread needs a sub-agent's):
 # the statistics count the class they cut, not them
 # (``uncompared-restart`` cuts ``restart-between-answers`` to the scenarios no restart-free run is
-# compared with, where nothing shows what a restart changed)
-FINER: Final = ("twin-agent-calls", "twin-session-calls", "uncompared-restart")
+# compared with, where nothing shows what a restart changed; ``questions-asked-together`` cuts
+# every family to the scenarios where one step raises two or more questions at once, the calls of
+# one model message asking together, which a tool node that stops at its first question shows
+# one of)
+FINER: Final = (
+    "twin-agent-calls",
+    "twin-session-calls",
+    "uncompared-restart",
+    "questions-asked-together",
+)
 # shapes where bugs hide that the counted families reach rarely or never: each has a family of
 # its own in the coverage sample (``scenarios.coverage``), which holds each to 5% of that sample;
 # the ci sample's statistics do not count them
@@ -258,6 +267,8 @@ def _step_classes(scenario: Scenario) -> set[str]:
             found.add("resend")
         if isinstance(step, Corrupt):
             found.add("corruption")
+        if _asks_together(step, before.pending if before else (), expected.pending):
+            found.add("questions-asked-together")
         if isinstance(step, Answer) and before is not None:
             pending_labels = {label for label, _ in before.pending}
             if set(step.answer) < pending_labels:
@@ -271,6 +282,21 @@ def _step_classes(scenario: Scenario) -> set[str]:
     if "restart-between-answers" in found and not has_control(scenario):
         found.add("uncompared-restart")
     return found
+
+
+def _asks_together(
+    step: Step, before: tuple[tuple[str, int], ...], after: tuple[tuple[str, int], ...]
+) -> bool:
+    """Whether ``step`` raises two or more questions at once: pending after it and not waiting
+    before it, counting a question the step answers that its action asks again (the same label
+    and number) as raised anew (an answer by id or without one may answer any of them)."""
+    answered: set[str] = set()
+    if isinstance(step, Answer):
+        answered = set(step.answer) | set(step.answer_calls)
+        if step.answer_ids or step.resume is not None:
+            answered |= {label for label, _ in before}
+    waiting = Counter(question for question in before if question[0] not in answered)
+    return (Counter(after) - waiting).total() >= 2
 
 
 def has_control(scenario: Scenario) -> bool:

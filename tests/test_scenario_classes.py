@@ -243,3 +243,44 @@ def test_a_restart_between_answers_no_control_is_run_for_is_uncompared(
     found = classes_of(load_scenario(REGRESSIONS / f"{name}.yaml"))
     assert "restart-between-answers" in found
     assert ("uncompared-restart" in found) is uncompared
+
+
+@pytest.mark.parametrize(
+    ("name", "together"),
+    [
+        ("upstream-langgraph-6624", True),  # one message calls two actions that both ask
+        ("mixed", True),  # a sub-agent's question and an action's, from one message
+        ("re-interrupt", False),  # one action asks twice, one question at a time
+        ("lookup-then-ask", False),  # one question after an ordinary tool
+        ("gated-agent-call", False),  # a gate, then its sub-agent's question: one per step
+    ],
+)
+def test_questions_raised_in_one_step_are_asked_together(name: str, together: bool) -> None:
+    found = classes_of(load_scenario(REGRESSIONS / f"{name}.yaml"))
+    assert ("questions-asked-together" in found) is together
+
+
+def test_only_calls_of_one_message_that_both_ask_are_asked_together() -> None:
+    """An action that asks again after its approval raises one question per step, and so do two
+    actions in turns one after the other; two calls of one message that both ask raise two."""
+    sub_agent: dict[str, Any] = {
+        "name": "treasurer",
+        "actions": [{"tool": "wire_funds", "label": "wire-funds", "questions": 2}],
+        "turns": [[{"tool": "wire_funds", "id": "w1"}]],
+    }
+    data: dict[str, Any] = {
+        "description": "test",
+        "source": "tests",
+        "tree": {
+            "name": "orchestrator",
+            "sub_agents": [sub_agent],
+            "turns": [[{"tool": "treasurer", "id": "c1"}]],
+        },
+        "steps": [{"run": "pay"}, {"answer": {"wire-funds": "approve"}}],
+    }
+    assert "questions-asked-together" not in classes_of(parse_scenario(data, "alone"))
+    sub_agent["actions"].append({"tool": "notify", "label": "notify"})
+    sub_agent["turns"] = [[{"tool": "wire_funds", "id": "w1"}], [{"tool": "notify", "id": "n1"}]]
+    assert "questions-asked-together" not in classes_of(parse_scenario(data, "in turn"))
+    sub_agent["turns"] = [[{"tool": "wire_funds", "id": "w1"}, {"tool": "notify", "id": "n1"}]]
+    assert "questions-asked-together" in classes_of(parse_scenario(data, "at once"))
