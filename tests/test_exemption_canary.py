@@ -294,6 +294,32 @@ def test_a_beside_is_dropped_alone_as_a_broadening_of_its_own() -> None:
     assert not anchorless[1].anchored
 
 
+def test_what_the_violation_beside_saw_is_dropped_alone_first() -> None:
+    """A witness naming what the violation beside it saw (``beside_seen``) is broadened by
+    dropping that alone, keeping the ``beside``; "anchor" drops both."""
+    witness = Witness(
+        invariant="I10",
+        step="answer",
+        seen="^a pending once$",
+        beside="^I3$",
+        beside_seen="^pending a#1 \\(missing b#1\\)$",
+    )
+    found = FindingClass.model_validate(
+        {
+            "class": "hidden-question",
+            "shown_by": ["x"],
+            "explanation": "a question shown a step late",
+            "witnesses": [witness],
+        }
+    )
+    made = broadened(found, 0, "beside")
+    assert made is not None
+    assert (made[1].beside, made[1].beside_seen) == ("^I3$", None)
+    anchorless = broadened(found, 0, "anchor")
+    assert anchorless is not None
+    assert (anchorless[1].beside, anchorless[1].beside_seen) == (None, None)
+
+
 def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged() -> None:
     """No variant logs a violation, so a ``beside`` would keep every variant run without a
     restart's I5 out of a broadened pattern as well as the shipped one: the broadened pattern is

@@ -625,9 +625,45 @@ def test_a_beside_anchor_names_another_violation_of_the_run_at_the_step(
     assert (OTHER_ACTION in [item.violation for item in verdict.expected]) is excused
 
 
+@pytest.mark.parametrize(
+    ("beside_seen", "excused"),
+    [
+        ("^ran: x$", True),  # the I5 beside saw what it names
+        ("^ran: y$", False),  # an I5 stands beside, but it saw something else
+    ],
+)
+def test_beside_seen_names_what_the_violation_beside_saw(
+    tmp_path: Path, beside_seen: str, excused: bool
+) -> None:
+    text = BY_BESIDE + f"        beside_seen: '{beside_seen}'\n"
+    run = _beside_run(OTHER_ACTION, DIFFERS)
+    verdict = judge_findings(document_of(tmp_path, RECORDED + text), [run])
+    assert (OTHER_ACTION in [item.violation for item in verdict.expected]) is excused
+
+
+def test_beside_seen_never_names_the_violation_itself(tmp_path: Path) -> None:
+    """An I2 witness beside an I2 that saw its own sentence: the violation itself never counts,
+    a second I2 of the step that saw the same does."""
+    text = BY_BESIDE.replace("'^I5$'", "'^I2$'") + "        beside_seen: '^pay ran 0 times$'\n"
+    document = document_of(tmp_path, RECORDED + text)
+    alone = judge_findings(document, [_beside_run(OTHER_ACTION)])
+    assert OTHER_ACTION not in [item.violation for item in alone.expected]
+    twin = replace(OTHER_ACTION, expected="pay runs twice")
+    both = judge_findings(document, [_beside_run(OTHER_ACTION, twin)])
+    assert OTHER_ACTION in [item.violation for item in both.expected]
+
+
+def test_beside_seen_without_beside_is_refused(tmp_path: Path) -> None:
+    text = RECORDED + CLASS + "        beside_seen: '^ran: x$'\n"
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, text)
+    assert "beside_seen names what the violation a beside names saw" in str(refused.value)
+
+
 def test_a_steps_violated_invariants_are_the_runs_own_one_per_violation() -> None:
     steps = _beside_run(OTHER_ACTION, DIFFERS, replace(DIFFERS, step=4)).steps
     assert [step.violated for step in steps] == [(), (), ("I2", "I5"), (), ("I5",)]
+    assert steps[2].violated_seen == (OTHER_ACTION.seen, DIFFERS.seen)
     run_wide = replace(DIFFERS, step=None)  # names no step: beside nothing
     assert [step.violated for step in _beside_run(run_wide).steps] == [()] * len(KINDS)
 

@@ -32,6 +32,7 @@ The format::
             stored: '^nothing$'     # optional: whose sub-agent turns the store held
             shown: '^deploy-a as .+$'  # optional: the questions shown at the root so far
             beside: '^I5$'          # optional: another violation of the run at that step
+            beside_seen: '^pending .+ [(]missing [^;]+[)]$'  # optional: what that one saw
             anchored_at: answer     # optional: the anchors were recorded at a step of this kind
                                     # in the run (default: at the violation's own step)
             sometimes: true         # optional: a race in the SDK shows it in some runs only
@@ -52,7 +53,8 @@ model request the provider refused during it, as "agent: refusal"; notes are not
 ``warning`` something the SDK logged at WARNING during that step, ``stored`` whose sub-agent
 turns the store held when it ended (``nothing``, or the owners), ``shown`` the questions shown
 at the root from the run's start to its end (``label as 'id'`` each), ``beside`` the invariant
-of another violation of the run at that step (never the violation itself); all at one step, of
+of another violation of the run at that step (never the violation itself), ``beside_seen`` what
+that violation saw (its seen sentence); all at one step, of
 this run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
 kind it names in the run.
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched

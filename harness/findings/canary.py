@@ -263,7 +263,8 @@ def unnarrowed(document: FindingsFile) -> list[str]:
 
 # "beside" drops that anchor alone, where the witness has others too (with none other, it is
 # "anchor"): what stands beside a violation must be challenged on its own, as the one anchor a
-# logging variant cannot say (it is a violation of the run, not a record of it)
+# logging variant cannot say (it is a violation of the run, not a record of it); where the
+# witness also names what that violation saw (``beside_seen``), it drops that alone
 BROADENINGS: Final = ("pattern", "anchor", "beside", "scenario-classes")
 
 
@@ -298,6 +299,8 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
             return None
         return found.model_copy(update={"scenario_classes": ()}), witness
     if how == "beside":
+        if witness.beside_seen is not None:  # what the violation beside saw, dropped alone
+            return found, witness.model_copy(update={"beside_seen": None})
         alone = witness.model_copy(update={"beside": None})
         if witness.beside is None or not alone.anchored:
             return None
@@ -306,7 +309,7 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
         if not witness.anchored:
             return None
         update: dict[str, Any] = {"error": None, "result": None, "warning": None}
-        update |= {"stored": None, "shown": None, "beside": None}
+        update |= {"stored": None, "shown": None, "beside": None, "beside_seen": None}
         update["anchored_at"] = None
         if witness.expected is None and witness.seen is None:
             update["seen"] = BROAD  # an error alone: nothing would be left to name
@@ -353,8 +356,8 @@ def challenged(found: FindingClass, position: int, how: str, sample: Sample) -> 
     wider, witness = made
     original = found.witnesses[position]
     if how in ("pattern", "scenario-classes") and original.beside is not None:
-        original = original.model_copy(update={"beside": None})
-        witness = witness.model_copy(update={"beside": None})
+        original = original.model_copy(update={"beside": None, "beside_seen": None})
+        witness = witness.model_copy(update={"beside": None, "beside_seen": None})
     shipped = set(sample.named(found, original))
     return any(hit not in shipped for hit in sample.named(wider, witness))
 

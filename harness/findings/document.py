@@ -43,7 +43,7 @@ class Evidence:
     the step (``shown``: one text, ``label as 'id'`` each in the order first shown, or
     ``nothing``; docs/findings.md), and the invariants the run's own violations at that step
     break, one per violation (``beside``: never the restart-free control's, and nothing a
-    variant logs).  ``kind`` is the step's kind."""
+    variant logs), with what each saw (``beside_seen``).  ``kind`` is the step's kind."""
 
     kind: str = "none"
     errors: tuple[str, ...] = ()
@@ -52,6 +52,7 @@ class Evidence:
     stored: tuple[str, ...] = ()
     shown: tuple[str, ...] = ()
     violated: tuple[str, ...] = ()
+    violated_seen: tuple[str, ...] = ()  # each of ``violated``'s seen sentence, in its order
 
 
 def evidence_for(
@@ -73,9 +74,24 @@ def besides(steps: Sequence[Evidence], violation: Violation) -> tuple[Evidence, 
     at = violation.step
     if at is None or not 0 <= at < len(found) or violation.invariant not in found[at].violated:
         return found
-    others = list(found[at].violated)
-    others.remove(violation.invariant)
-    return (*found[:at], replace(found[at], violated=tuple(others)), *found[at + 1 :])
+    pairs = list(_beside(found[at]))
+    if (violation.invariant, violation.seen) in pairs:
+        pairs.remove((violation.invariant, violation.seen))
+    else:
+        pairs.remove(next(pair for pair in pairs if pair[0] == violation.invariant))
+    others = replace(
+        found[at],
+        violated=tuple(invariant for invariant, _ in pairs),
+        violated_seen=tuple(seen for _, seen in pairs if seen is not None),
+    )
+    return (*found[:at], others, *found[at + 1 :])
+
+
+def _beside(evidence: Evidence) -> tuple[tuple[str, str | None], ...]:
+    """Each violation recorded at a step: its invariant, and its seen sentence where recorded."""
+    if len(evidence.violated_seen) == len(evidence.violated):
+        return tuple(zip(evidence.violated, evidence.violated_seen, strict=True))
+    return tuple((invariant, None) for invariant in evidence.violated)
 
 
 InvariantId = Annotated[str, Field(pattern=r"^(I([1-9]|1[0-7])|D|O)$")]
@@ -100,11 +116,14 @@ class Witness(BaseModel):
     stored: str | None = None  # whose sub-agent turns the store held (Evidence.stored)
     shown: str | None = None  # the questions pending at the root, as shown (Evidence.shown)
     beside: str | None = None  # another violation's invariant at that step (Evidence.violated)
+    beside_seen: str | None = None  # and what that violation saw (Evidence.violated_seen)
     anchored_at: StepKind | None = None  # where the error/result/warning/stored was recorded
     sometimes: bool = False
     releases: str | None = None  # the releases it applies to (harness.findings.releases)
 
-    @field_validator("expected", "seen", "error", "result", "warning", "stored", "shown")
+    @field_validator(
+        "expected", "seen", "error", "result", "warning", "stored", "shown", "beside_seen"
+    )
     @classmethod
     def _anchored(cls, value: str | None) -> str | None:
         return None if value is None else anchored(value)
@@ -132,6 +151,8 @@ class Witness(BaseModel):
     def _a_pattern(self) -> Witness:
         if self.expected is None and self.seen is None and self.error is None:
             raise ValueError("a witness needs a pattern: expected, seen or error")
+        if self.beside_seen is not None and self.beside is None:
+            raise ValueError("beside_seen names what the violation a beside names saw")
         if self.anchored_at is not None and not self.anchored:
             raise ValueError(
                 "anchored_at names where an error, result, warning, stored, shown or beside was "
@@ -174,12 +195,23 @@ class Witness(BaseModel):
             and _some(self.warning, evidence.warnings)
             and _some(self.stored, evidence.stored)
             and _some(self.shown, evidence.shown)
-            and _some(self.beside, evidence.violated)
+            and self._stands_beside(evidence)
             for evidence in evidence_for(
                 steps if self.beside is None else besides(steps, violation),
                 violation.step,
                 self.anchored_at,
             )
+        )
+
+    def _stands_beside(self, evidence: Evidence) -> bool:
+        """Whether ``evidence`` holds a violation ``beside`` names (and, with ``beside_seen``,
+        one that saw what it says): no ``beside`` asks nothing."""
+        if self.beside is None:
+            return True
+        return any(
+            re.fullmatch(self.beside, invariant)
+            and (self.beside_seen is None or (seen is not None and full(self.beside_seen, seen)))
+            for invariant, seen in _beside(evidence)
         )
 
     def describe(self) -> str:
@@ -199,6 +231,7 @@ class Witness(BaseModel):
                 ("stored", self.stored),
                 ("shown", self.shown),
                 ("beside", self.beside),
+                ("beside_seen", self.beside_seen),
                 ("recorded at a", self.anchored_at and f"{self.anchored_at} step"),
             )
             if value is not None

@@ -291,13 +291,14 @@ def step_evidence(history: History, violations: Iterable[Violation] = ()) -> tup
     model requests carried, as "agent: result"; what the SDK logged at WARNING
     (``observed["warnings"]``); whose sub-agent turns the store held (``stored_turns``); the
     questions shown so far (``shown_so_far``); the invariants of ``violations`` (the run's own)
-    shown at it, one per violation, for a witness that stands beside another.  Notes,
+    shown at it, one per violation, with what each saw, for a witness that stands beside
+    another.  Notes,
     which every corruption leaves, are not errors, and the restart-free control's steps are not the
     run's."""
-    violated: dict[int, tuple[str, ...]] = {}
+    violated: dict[int, tuple[Violation, ...]] = {}
     for violation in violations:
         if violation.step is not None:
-            violated[violation.step] = (*violated.get(violation.step, ()), violation.invariant)
+            violated[violation.step] = (*violated.get(violation.step, ()), violation)
     return tuple(
         Evidence(
             step.kind,
@@ -310,7 +311,8 @@ def step_evidence(history: History, violations: Iterable[Violation] = ()) -> tup
             warnings=tuple(str(warning) for warning in step.observed.get("warnings", ())),
             stored=stored_turns(step),
             shown=shown,
-            violated=violated.get(index, ()),
+            violated=tuple(each.invariant for each in violated.get(index, ())),
+            violated_seen=tuple(each.seen for each in violated.get(index, ())),
         )
         for index, (step, shown) in enumerate(
             zip(history.steps, shown_so_far(history), strict=True)
