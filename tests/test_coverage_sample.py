@@ -60,6 +60,8 @@ ALSO_CAUGHT_BY = {
     ],
     "agent-state-on-the-tool": ["window-count-per-call"],
     "parked-messages-on-the-tool": [
+        "deep-twin-calls-beside-a-root-question",
+        "deep-twin-calls-the-asking-one-turned-away",
         "twin-calls-answer-order",
         "twin-calls-answered-by-id",
         "twin-calls-answered-one-by-one",
@@ -67,6 +69,7 @@ ALSO_CAUGHT_BY = {
         "twin-calls-results-per-call",
         "twin-calls-same-prompt",
         "twin-calls-then-a-call-told-the-root-prompt",
+        "twin-calls-made-at-an-answer",
         "twin-calls",
         *SHARED_BY_TWO_SESSIONS,
     ],
