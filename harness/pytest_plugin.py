@@ -390,6 +390,11 @@ class ScenarioItem(pytest.Item):
             if missing.recorded_class is None  # a class is judged on the whole sample
         ]
         problems += [f"recorded finding does not apply: {why}" for _, why in verdict.stale]
+        problems += [
+            f"class `{missing.recorded_class}` witness not shown by its shown_by files: "
+            f"{missing.witness.describe()}"
+            for missing in verdict.undemonstrated
+        ]
         if problems:
             raise ScenarioFailure("\n".join(problems))
         if verdict.expected and self.generated:  # known only now: a non-strict expected failure

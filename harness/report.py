@@ -98,6 +98,7 @@ def conformance_document(
                 "disappeared": [finding.to_json() for finding in verdict.disappeared],
                 "stale": [{"scenario": s, "why": why} for s, why in verdict.stale],
                 "undemonstrated": [finding.to_json() for finding in verdict.undemonstrated],
+                "owed": [finding.to_json() for finding in verdict.owed],
                 "conflicts": [conflict.to_json() for conflict in verdict.conflicts],
             }
             for target, verdict in result.verdicts.items()
@@ -197,6 +198,9 @@ def markdown(document: Document) -> str:
             lines += _section(NEW.format(name), [f"- {line}" for line in new_violations(verdict)])
             lines += _section(VANISHED.format(name), [f"- {line}" for line in vanished(verdict)])
             lines += _section(STALE.format(name), [f"- {line}" for line in stale(verdict)])
+            lines += _section(
+                UNDEMONSTRATED.format(name), [f"- {line}" for line in undemonstrated(verdict)]
+            )
     for name in columns:
         verdict = document["findings"].get(name)
         if verdict is not None:
@@ -226,9 +230,10 @@ ADAPTER_ERRORS = "{}: ADAPTER ERRORS (the adapter broke its contract: not judged
 NEW = "{}: NEW violations (no recorded witness matches them)"
 VANISHED = "{}: recorded witnesses that no longer show"
 STALE = "{}: findings recorded for another content"
+UNDEMONSTRATED = "{}: class witnesses no shown_by file shows (undemonstrated)"
 UNRESOLVED = (
-    "{}: records to resolve, reported and not failing yet (class witnesses their shown_by files "
-    "never show, violations two classes both name)"
+    "{}: records to resolve, reported and not failing (class witnesses owed a demonstration, "
+    "violations two classes both name)"
 )
 
 
@@ -288,14 +293,19 @@ def stale(verdict: dict[str, Any]) -> list[str]:
     return [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
 
 
-def unresolved(verdict: dict[str, Any]) -> list[str]:
-    """Each record to resolve that does not fail the run yet, in one line: a class witness its
-    own shown_by files never show, a violation two classes both name."""
+def undemonstrated(verdict: dict[str, Any], key: str = "undemonstrated") -> list[str]:
+    """Each class witness its own shown_by files never show, in one line."""
     return [
         f"class `{item['class']}`: **{item['invariant']}** ({item['witness']}) is not shown by "
         "its shown_by files: a class is only as wide as its demonstration"
-        for item in verdict.get("undemonstrated", [])
-    ] + [
+        for item in verdict.get(key, [])
+    ]
+
+
+def unresolved(verdict: dict[str, Any]) -> list[str]:
+    """Each record to resolve that does not fail the run, in one line: a class witness owed a
+    demonstration (marked ``undemonstrated``), a violation two classes both name."""
+    return undemonstrated(verdict, "owed") + [
         f"`{item['scenario']}`: **{item['invariant']}** at step {item['step']} is named by both "
         f"class `{item['classes'][0]}` and class `{item['classes'][1]}`: narrow one"
         for item in verdict.get("conflicts", [])

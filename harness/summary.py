@@ -4,9 +4,10 @@ GitHub refuses a comment over 65,536 characters; the full ``conformance.md`` pas
 enough targets and generated scenarios.  The summary is rendered from the same JSON document
 within ``BUDGET`` characters, whatever its size: its headline; a line per target with its
 verdict and counts; then what needs a person (adapter errors, new violations, recorded witnesses
-that vanished, findings recorded for another content), each list cut to whole lines with a count
-of what it left out; and the invariant x target matrix only when the rest leaves room for all of
-it.  It is pure, like the report: the same document gives the same bytes.
+that vanished, findings recorded for another content, class witnesses not demonstrated), each
+list cut to whole lines with a count of what it left out; and the invariant x target matrix only
+when the rest leaves room for all of it.  It is pure, like the report: the same document gives
+the same bytes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from harness.report import (
     matrix,
     new_violations,
     stale,
+    undemonstrated,
     vanished,
 )
 
@@ -41,11 +43,14 @@ def summary(document: Document) -> str:
     remaining = BUDGET - _size(head)
     later = len(sections)
     table = _fitted(
-        ["| target | verdict | violated | new | vanished | stale | adapter errors | expected |"],
-        ["|---" * 8 + "|"],
+        [
+            "| target | verdict | violated | new | vanished | stale | undemonstrated "
+            "| adapter errors | expected |"
+        ],
+        ["|---" * 9 + "|"],
         [_target_row(document, name) for name in columns],
         min(remaining // 2, remaining - later * SECTION - NOTE),
-        lambda left: f"| … {left} more targets: see {FULL} | | | | | | | |",
+        lambda left: f"| … {left} more targets: see {FULL} | | | | | | | | |",
     )
     remaining -= _size(table)
     body: list[str] = []
@@ -74,6 +79,7 @@ def _sections(document: Document, columns: list[str]) -> list[tuple[str, list[st
     new: list[str] = []
     gone: list[str] = []
     old: list[str] = []
+    unshown: list[str] = []
     for name in columns:
         errors += [f"- {name}: {item[2:]}" for item in adapter_errors(document, name)]
         verdict = document["findings"].get(name)
@@ -83,27 +89,31 @@ def _sections(document: Document, columns: list[str]) -> list[tuple[str, list[st
         new += [f"- {name}: {whole if len(whole) <= LONG_LINE else bare}" for whole, bare in pairs]
         gone += [f"- {name}: {item}" for item in vanished(verdict)]
         old += [f"- {name}: {item}" for item in stale(verdict)]
+        unshown += [f"- {name}: {item}" for item in undemonstrated(verdict)]
     return [
         ("Adapter errors (the adapter broke its contract: not judged)", errors),
         ("New violations (no recorded witness matches them)", new),
         ("Recorded witnesses that no longer show", gone),
         ("Findings recorded for another content", old),
+        ("Class witnesses no shown_by file shows", unshown),
     ]
 
 
 def _target_row(document: Document, name: str) -> str:
     verdict: dict[str, Any] = document["findings"].get(name) or {}
     errors = len(document.get("adapter_errors", {}).get(name, []))
-    new, gone, old = (len(verdict.get(key, [])) for key in ("new", "disappeared", "stale"))
+    new, gone, old, unshown = (
+        len(verdict.get(key, [])) for key in ("new", "disappeared", "stale", "undemonstrated")
+    )
     violated = [
         checker["id"]
         for checker in document["checkers"]
         if document["cells"][name][checker["id"]]["status"] == "violated"
     ]
-    fails = errors or new or gone or old
+    fails = errors or new or gone or old or unshown
     return (
         f"| {name} | {'**fails**' if fails else 'passes'} | {', '.join(violated) or '—'} | "
-        f"{new} | {gone} | {old} | {errors} | {len(verdict.get('expected', []))} |"
+        f"{new} | {gone} | {old} | {unshown} | {errors} | {len(verdict.get('expected', []))} |"
     )
 
 

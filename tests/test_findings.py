@@ -13,6 +13,7 @@ import yaml
 
 from harness.checkers import CHECKERS
 from harness.checkers.violation import Violation
+from harness.commands.planning import with_demonstrations
 from harness.findings import (
     PLACEHOLDER,
     FindingsFile,
@@ -33,7 +34,16 @@ from harness.findings.loading import FINDINGS as FINDINGS_FOLDER
 from harness.findings.recording import _folded
 from harness.findings.verdict import shown_so_far, stored_turns
 from harness.history import History, StepRecord
-from scenarios.loading import REGRESSIONS, load_scenario, parse_scenario
+from harness.targets.reference import ReferenceTarget
+from scenarios.loading import (
+    REGRESSIONS,
+    load_all,
+    load_scenario,
+    parse_scenario,
+    regression_file,
+    regression_files,
+)
+from scenarios.model import Scenario
 
 TWINS = load_scenario(REGRESSIONS / "twin-calls.yaml")
 DIGEST = scenario_digest(TWINS)
@@ -296,10 +306,9 @@ def test_a_class_is_judged_dead_only_by_the_sample_it_was_triaged_against(
     assert [missing.recorded_class for missing in dead.disappeared] == ["shared-call-id"]
 
 
-def test_a_class_witness_its_shown_by_file_never_shows_is_reported(tmp_path: Path) -> None:
+def test_a_class_witness_its_shown_by_file_never_shows_fails(tmp_path: Path) -> None:
     """A class is only as wide as its demonstration: each witness must name a violation of its
-    ``shown_by`` regression files (here the class needs an error the regression run lacks).
-    Reported, not failing yet: the shipped files are being re-triaged under this rule."""
+    ``shown_by`` regression files (here the class needs an error the regression run lacks)."""
     document = document_of(tmp_path, RECORDED + CLASS)
     generated = run(
         (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True
@@ -309,10 +318,40 @@ def test_a_class_witness_its_shown_by_file_never_shows_is_reported(tmp_path: Pat
 
     verdict = judge_findings(document, [run((LOST, "answer")), generated])
     assert [missing.recorded_class for missing in verdict.undemonstrated] == ["shared-call-id"]
-    assert not verdict.new  # the run is judged as before
-    assert verdict.unresolved == 1
+    assert not verdict.passes
+    assert not verdict.new  # the violations are judged as before
+    assert verdict.unresolved == 0
     # a shown_by file that did not run is not judged
-    assert not judge_findings(document, [generated]).undemonstrated
+    assert judge_findings(document, [generated]).passes
+
+
+def test_a_witness_owed_a_demonstration_is_reported_until_one_shows_it(tmp_path: Path) -> None:
+    """A witness marked ``undemonstrated`` (recorded before demonstrations were required) is
+    reported, not failing, while no shown_by run shows it; once one does, the mark is a record
+    that no longer applies and fails until it goes, so the owed list only shrinks."""
+    owing = CLASS + "        undemonstrated: true\n"
+    document = document_of(tmp_path, RECORDED + owing)
+    generated = run(
+        (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True
+    )
+    verdict = judge_findings(document, [run((LOST, "answer")), generated])
+    assert verdict.passes
+    assert [missing.recorded_class for missing in verdict.owed] == ["shared-call-id"]
+    assert not verdict.undemonstrated
+    assert verdict.unresolved == 1
+    assert [item.recorded_class for item in verdict.expected] == [None, "shared-call-id"]
+
+    outgrown = judge_findings(document, [run((LOST, "answer"), errors=(REFUSED,)), generated])
+    assert not outgrown.passes
+    [(where, why)] = outgrown.stale
+    assert where == "shared-call-id"
+    assert "remove its `undemonstrated: true`" in why
+    assert not outgrown.owed
+
+
+def test_only_a_class_witness_may_be_owed_a_demonstration(tmp_path: Path) -> None:
+    with pytest.raises(FindingsFileError, match="undemonstrated marks a class witness"):
+        document_of(tmp_path, RECORDED + "        undemonstrated: true\n")
 
 
 def test_a_violation_two_classes_name_is_reported_as_a_conflict_to_resolve(
@@ -1055,3 +1094,28 @@ def test_a_variant_run_the_files_target_cannot_express_is_never_hidden(tmp_path:
     assert hidden_runs("sdk-1.0", document, needing, frozenset({"restart", "retries"})) == []
     assert hidden_runs("sdk-1.0", document, needing, frozenset({"restart", "empty_tool_use_ids"}))
     assert hidden_runs("sdk-1.0", document, needing)  # a target not known: every run is asked
+
+
+def test_a_check_runs_the_shown_by_files_its_default_set_leaves_out(tmp_path: Path) -> None:
+    """A class's demonstration is judged only where all its ``shown_by`` files ran, so a check
+    that judges the class runs a coverage regression file its class names (the default set
+    leaves those out): naming one would otherwise skip the class instead of judging it."""
+    shown = regression_file("two-root-sessions")
+    assert shown.parent.name == "coverage"
+    digest = scenario_digest(load_scenario(shown))
+    (tmp_path / "reference-0.1.0.yaml").write_text(
+        "target: reference\nversion: 0.1.0\n"
+        + RECORDED.replace("twin-calls", "two-root-sessions").replace(DIGEST, digest)
+        + CLASS.replace("[twin-calls]\n    scenario", "[two-root-sessions]\n    scenario"),
+        encoding="utf-8",
+    )
+    scenarios = load_all(regression_files()[:2])
+    own: dict[str, list[tuple[str, Scenario]]] = {}
+    with_demonstrations([ReferenceTarget()], tmp_path, scenarios, own)
+    assert [name for name, _ in own["reference"]] == [
+        *(name for name, _ in scenarios),
+        "two-root-sessions",
+    ]
+    assert len(scenarios) == 2  # the shared list is left as it was
+    with_demonstrations([ReferenceTarget()], tmp_path / "none", scenarios, own := {})
+    assert own == {}  # no findings, nothing to demonstrate

@@ -28,7 +28,7 @@ from harness.commands.options import (
     summary_option,
 )
 from harness.commands.outputs import write_reports
-from harness.commands.planning import PROFILES, planned
+from harness.commands.planning import PROFILES, planned, with_demonstrations
 from harness.commands.progress import Progress, interactive
 from harness.conformance import Conformance, judge
 from harness.counterexamples import FOLDER, Written, check_failures, replace, reported
@@ -102,6 +102,8 @@ def run(arguments: argparse.Namespace) -> int:
     except BaselineError as unusable:
         raise BadInput(str(unusable)) from None
     scenarios, own, generated, stats = planned(arguments, targets)
+    if arguments.scenarios is None or arguments.profile is not None or arguments.coverage:
+        with_demonstrations(targets, findings, scenarios, own)  # the check judges its classes
     for problem in broken:  # refused, while the others run
         print(problem.refusal, file=sys.stderr)
     if not targets:

@@ -9,10 +9,12 @@ from collections.abc import Sequence
 
 from hypothesis import __version__ as hypothesis_version
 
-from harness.commands.inputs import BadInput, scenarios_from
+from harness.commands.inputs import BadInput, load, scenarios_from
 from harness.commands.options import shown
+from harness.findings import Folders, load_document
 from harness.targets.base import Target
 from scenarios import corpus, coverage
+from scenarios.loading import regression_file
 from scenarios.model import Scenario
 from scenarios.statistics import class_frequencies, frequency_report
 from scenarios.strategies import DRAWN_CAPABILITIES, Capabilities
@@ -53,6 +55,36 @@ def planned(
         for mine in own.values():
             mine += shapes
     return scenarios, own, drawn_names, stats
+
+
+def with_demonstrations(
+    targets: Sequence[Target],
+    findings: Folders,
+    scenarios: list[tuple[str, Scenario]],
+    own: dict[str, list[tuple[str, Scenario]]],
+) -> None:
+    """Give each target's list (in ``own``) the ``shown_by`` files of its findings classes that
+    it leaves out (a coverage regression file, which the default set does not hold), so that
+    each class's demonstration is judged in the run its class judges: a class is judged only
+    where every one of its ``shown_by`` files ran."""
+    for target in targets:
+        info = target.info
+        document = load_document(info.findings_name, info.version, findings)
+        if document is None:
+            continue
+        mine = own.get(info.name, scenarios)
+        ran = {name for name, _ in mine}
+        missing = sorted(
+            {name for found in document.classes for name in found.shown_by} - ran,
+        )
+        # a name no bundled file holds (a plugin's) is judged where it runs
+        extra = [
+            (name, load(regression_file(name)))
+            for name in missing
+            if regression_file(name).is_file()
+        ]
+        if extra:
+            own[info.name] = [*mine, *extra]
 
 
 def generated(profile: str, capabilities: Capabilities, prefix: str) -> list[tuple[str, Scenario]]:
