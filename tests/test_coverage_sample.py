@@ -73,6 +73,9 @@ ALSO_CAUGHT_BY = {
         "twin-calls-made-at-an-answer",
         "twin-calls-turned-away-then-the-answer-re-sent",
         "twin-calls",
+        "twin-calls-resumed-after-a-siblings-answer",
+        "resent-approval-answers-a-twin-calls-question",
+        "gated-call-then-twin-calls-across-a-restart",
         *SHARED_BY_TWO_SESSIONS,
     ],
 }
