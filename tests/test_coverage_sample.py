@@ -48,6 +48,7 @@ SHARED_BY_TWO_SESSIONS = [
     "two-root-sessions",
     "two-sessions-provider-state",
     "two-sessions-window-count",
+    "two-sessions-nested-provider-state",
 ]
 ALSO_CAUGHT_BY = {
     "retry-continues-parked": SHARED_BY_TWO_SESSIONS,
@@ -58,8 +59,11 @@ ALSO_CAUGHT_BY = {
         "ephemeral-call-fresh-provider-state",
         "ephemeral-call-refused-at-an-answer-then-at-a-run",
         "two-sessions-provider-state",
+        "two-sessions-nested-provider-state",
     ],
     "agent-state-on-the-tool": ["window-count-per-call"],
+    # a damaged turn of several questions that must be refused whole, beside the root's own
+    "refused-restore-keeps-one": ["truncated-nested-turns-beside-root-questions"],
     "parked-messages-on-the-tool": [
         "deep-twin-calls-beside-a-root-question",
         "deep-twin-calls-the-asking-one-turned-away",
@@ -72,10 +76,12 @@ ALSO_CAUGHT_BY = {
         "twin-calls-then-a-call-told-the-root-prompt",
         "twin-calls-made-at-an-answer",
         "twin-calls-turned-away-then-the-answer-re-sent",
+        "twin-calls-turned-away-then-the-second-turn-corrupted",
         "twin-calls",
         "twin-calls-resumed-after-a-siblings-answer",
         "resent-approval-answers-a-twin-calls-question",
         "gated-call-then-twin-calls-across-a-restart",
+        "retried-calls-run-again-on-their-first-answers",
         *SHARED_BY_TWO_SESSIONS,
     ],
 }
