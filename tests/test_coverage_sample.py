@@ -82,6 +82,7 @@ ALSO_CAUGHT_BY = {
         "resent-approval-answers-a-twin-calls-question",
         "gated-call-then-twin-calls-across-a-restart",
         "retried-calls-run-again-on-their-first-answers",
+        "gated-releaser-twin-deploys-asked-again",
         *SHARED_BY_TWO_SESSIONS,
     ],
 }
