@@ -63,7 +63,11 @@ ALSO_CAUGHT_BY = {
     ],
     "agent-state-on-the-tool": ["window-count-per-call"],
     # a damaged turn of several questions that must be refused whole, beside the root's own
-    "refused-restore-keeps-one": ["truncated-nested-turns-beside-root-questions"],
+    "refused-restore-keeps-one": [
+        "truncated-nested-turns-beside-root-questions",
+        "corrupt-twin-nested-calls-one-skipped-silently",
+        "resumed-twin-nested-questions-repaired-one-comes-back",
+    ],
     "parked-messages-on-the-tool": [
         "deep-twin-calls-beside-a-root-question",
         "deep-twin-calls-the-asking-one-turned-away",
@@ -83,6 +87,7 @@ ALSO_CAUGHT_BY = {
         "gated-call-then-twin-calls-across-a-restart",
         "retried-calls-run-again-on-their-first-answers",
         "gated-releaser-twin-deploys-asked-again",
+        "corrupt-twin-nested-calls-one-skipped-silently",
         *SHARED_BY_TWO_SESSIONS,
     ],
 }
