@@ -96,7 +96,10 @@ def conformance_document(
                 "expected": [finding.to_json() for finding in verdict.expected],
                 "new": [{"scenario": s, **violation.to_json()} for s, violation in verdict.new],
                 "disappeared": [finding.to_json() for finding in verdict.disappeared],
-                "stale": [{"scenario": s, "why": why} for s, why in verdict.stale],
+                # records that no longer apply: a finding's, or a class's outgrown mark
+                "stale": [
+                    {"scenario": s, "why": why} for s, why in (*verdict.stale, *verdict.outgrown)
+                ],
                 "undemonstrated": [finding.to_json() for finding in verdict.undemonstrated],
                 "owed": [finding.to_json() for finding in verdict.owed],
                 "conflicts": [conflict.to_json() for conflict in verdict.conflicts],

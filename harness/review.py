@@ -88,12 +88,7 @@ def rejudge(result: Conformance, baselines: Mapping[str, FindingsFile]) -> dict[
         verdict = judge_findings(document, result.runs[name])
         # what no longer shows is fixed, a class's demonstration included; a class witness owed
         # a demonstration that this build shows is a matter of the findings file, not the build
-        classes = {found.name for found in document.classes}
-        verdict = replace(
-            verdict,
-            undemonstrated=(),
-            stale=tuple(item for item in verdict.stale if item[0] not in classes),
-        )
+        verdict = replace(verdict, undemonstrated=(), outgrown=())
         result.verdicts[name] = replace(verdict, disappeared=())
         excused = {(item.scenario, id(item.violation)) for item in verdict.expected}
         result.cells[name] = {

@@ -102,9 +102,11 @@ class Verdict:
     expected: tuple[Excused, ...] = ()  # violations a recorded witness matched
     new: tuple[tuple[str, Violation], ...] = ()  # (scenario, violation) no witness matched
     disappeared: tuple[Missing, ...] = ()  # recorded witnesses that no longer show
-    stale: tuple[tuple[str, str], ...] = ()  # (scenario or class, why its record does not apply)
+    stale: tuple[tuple[str, str], ...] = ()  # (scenario, why its record does not apply)
     # class witnesses that match no violation of the class's own shown_by regression files
     undemonstrated: tuple[Missing, ...] = ()
+    # (class, why): a witness marked as owed a demonstration that a shown_by run shows now
+    outgrown: tuple[tuple[str, str], ...] = ()
     # Reported, not failing: the undemonstrated witnesses marked as owed a demonstration (recorded
     # before demonstrations were required), and violations two classes' witnesses both name
     owed: tuple[Missing, ...] = ()
@@ -112,7 +114,9 @@ class Verdict:
 
     @property
     def passes(self) -> bool:
-        return not (self.new or self.disappeared or self.stale or self.undemonstrated)
+        return not (
+            self.new or self.disappeared or self.stale or self.undemonstrated or self.outgrown
+        )
 
     @property
     def unresolved(self) -> int:
@@ -204,8 +208,7 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
         for position, witness in enumerate(found.witnesses)
         if not class_hits.get((found.name, position)) and not witness.sometimes
     ]
-    undemonstrated, owed, marks = _demonstrations(classes, runs)
-    stale += marks
+    undemonstrated, owed, outgrown = _demonstrations(classes, runs)
     conflicts = [
         conflict
         for run in runs
@@ -219,6 +222,7 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
         tuple(disappeared),
         tuple(stale),
         tuple(undemonstrated),
+        tuple(outgrown),
         tuple(owed),
         tuple(conflicts),
     )
