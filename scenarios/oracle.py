@@ -87,6 +87,12 @@ from scenarios.model import (
 
 ErrorExpectation = Literal["required", "allowed", "forbidden"]
 CORRUPTED: Final = "continuation corrupted"
+GONE: Final = "(a deploy took its tool away)"
+# The failure causes the oracle writes only for scenarios of a class (a corrupted continuation
+# needs a corrupt step; a call gone needs a deploy while it waits): a witness whose expected
+# sentence must contain one names violations of that class's scenarios alone
+# (harness.findings.canary, where dropping the class is then no broadening)
+CAUSE_CLASSES: Final = {CORRUPTED: "corruption", GONE: "deploy-skew"}
 
 
 class ScenarioError(ValueError):
@@ -407,7 +413,7 @@ class Oracle:
         gone = sorted({call.action.label for call, _ in self.named[index] if call.gone})
         if gone:
             self.refused.add(index)  # re-sent, it is refused again while its call stays gone
-            cause = f"the call that asked {', '.join(gone)} is gone (a deploy took its tool away)"
+            cause = f"the call that asked {', '.join(gone)} is gone {GONE}"
             return self._expect([], error="required", stop_reason=None, cause=cause)
         executed: list[str] = []
         served: list[tuple[str, str, str]] = []

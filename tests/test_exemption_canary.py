@@ -55,11 +55,12 @@ from harness.findings.canary import (
     VariantRun,
     broadened,
     challenged,
+    implied_classes,
     logging,
     unnarrowed,
 )
 from harness.findings.document import Evidence, FindingClass, Witness
-from harness.findings.patterns import anchored, full
+from harness.findings.patterns import anchored, full, required_literals
 from harness.targets import registry
 from scenarios.classes import COVERAGE
 
@@ -428,3 +429,61 @@ def test_each_shipped_file_is_asked_about_the_runs_its_targets_release_can_make(
     assert newer is not None
     assert "corruption:deleted" in newer - older
     assert all(canary.expressible_of(stem, view) for stem, view in VIEWS.items())
+
+
+def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
+    """Dropping a class's scenario classes is a broadening only where it lets the witness name a
+    violation of another scenario: a witness at a re-send step names only scenarios with a
+    re-send, and one whose expected sentence must say a deploy took the call's tool away only
+    scenarios with a deploy (``scenarios.oracle.CAUSE_CLASSES``): those classes are kept."""
+    gone = Witness(
+        invariant="I9",
+        step="resend",
+        expected=r"^an error is raised or logged: the call that asked [a-z]+ is gone "
+        r"\(a deploy took its tool away\)$",
+        seen="^failure was silent$",
+    )
+    loose = gone.model_copy(update={"expected": "^an error is raised or logged: .+$"})
+    found = FindingClass.model_validate(
+        {
+            "class": "gone-call",
+            "shown_by": ["x"],
+            "scenario_classes": ["resend", "deploy-skew", "twin-calls"],
+            "explanation": "a deploy drops the call silently",
+            "witnesses": [gone, loose, loose.model_copy(update={"step": "answer"})],
+        }
+    )
+    assert implied_classes(gone) == {"resend", "deploy-skew"}
+    kept = [broadened(found, position, "scenario-classes") for position in range(3)]
+    assert [made[0].scenario_classes if made else None for made in kept] == [
+        ("resend", "deploy-skew"),
+        ("resend",),
+        (),
+    ]
+    implied = found.model_copy(update={"scenario_classes": ("deploy-skew", "resend")})
+    assert broadened(implied, 0, "scenario-classes") is None  # nothing left to drop
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literals"),
+    [
+        (
+            r"^an error: continuation corrupted \(truncated\)$",
+            ("an error: continuation corrupted (truncated)",),
+        ),
+        (
+            r"^the call that asked [a-z-]+(, [a-z-]+)* is gone$",
+            ("the call that asked ", " is gone"),
+        ),
+        (r"^(is gone \(a deploy took its tool away\)|x)$", ()),  # inside a group: maybe not
+        (r"^abc?d$", ("ab", "d")),  # c may be absent
+        (r"^ab*?c{0,2}e$", ("a", "e")),
+        (r"^ab+c\d$", ("ab", "c")),
+        (r"^[^]a]b\.$", ("b.",)),
+    ],
+)
+def test_the_literals_every_match_of_a_pattern_contains(
+    pattern: str, literals: tuple[str, ...]
+) -> None:
+    """What ``implied_classes`` reads a sentence pattern by: only what every match contains."""
+    assert required_literals(pattern) == literals
