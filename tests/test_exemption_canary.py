@@ -29,6 +29,7 @@ variant, run, classes; file, class, witness, broadening) for the triage of the f
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -55,11 +56,12 @@ from harness.findings.canary import (
     VariantRun,
     broadened,
     challenged,
+    implied_classes,
     logging,
     unnarrowed,
 )
 from harness.findings.document import Evidence, FindingClass, Witness
-from harness.findings.patterns import anchored, full
+from harness.findings.patterns import anchored, full, required_literals
 from harness.targets import registry
 from scenarios.classes import COVERAGE
 
@@ -72,11 +74,14 @@ CAUGHT_ELSEWHERE = canary.CAUGHT_ELSEWHERE
 VARIANTS = sorted(registry.variants())
 
 
-# Every EVERY-th scenario of the ci sample (harness.canary).  A part of the sample is as strict as
-# the whole, and stricter: a findings file hides a variant when it excuses *all* of the variant's
-# violations, and what excuses all of them on the whole sample excuses all of them on any part of
-# it; a class's look-alike found in a part is one in the whole.  The part can only fail where the
-# whole would pass (the variant's unexcused violations all fall outside it), never the other way.
+# Every EVERY-th scenario of the ci sample (harness.canary), or the whole of it and of the coverage
+# sample where the environment says so (HARNESS_CANARY=whole: tox -e canary-whole, the main job's).
+# For the first test below a part is stricter than the whole: a findings file hides a variant
+# when it excuses *all* of the variant's violations, and what excuses all of them on the whole
+# sample excuses all of them on any part of it.  For the questions per run and per witness a part
+# finds less: a run excused whole counts only if the part holds it, a broadening is challenged
+# only by the runs the part holds; the whole samples answer them for every scenario.
+WHOLE = os.environ.get(canary.WHOLE_VARIABLE) == "whole"
 
 
 class VariantRuns:
@@ -95,14 +100,14 @@ class VariantRuns:
 
 @pytest.fixture(scope="module")
 def variant_runs() -> VariantRuns:
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios()))
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios(WHOLE)))
 
 
 @pytest.fixture(scope="module")
 def coverage_variant_runs() -> VariantRuns:
     """The variants' runs of a part of the coverage sample, made only where a class narrowed to
     one of its shapes asks for its look-alikes."""
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.coverage_scenarios()))
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.coverage_scenarios(WHOLE)))
 
 
 def test_every_shipped_findings_file_is_challenged() -> None:
@@ -182,7 +187,8 @@ def measured(variant_runs: VariantRuns, coverage_variant_runs: VariantRuns) -> M
 
 
 def baseline() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(canary.BASELINE.read_text(encoding="utf-8"))
+    path = canary.WHOLE_BASELINE if WHOLE else canary.BASELINE
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
 
 
@@ -191,7 +197,7 @@ def _compared(now: list[dict[str, Any]], then: list[dict[str, Any]], what: str) 
     gone = [item for item in then if item not in now]
     return [f"new: {what} {json.dumps(item, sort_keys=True)}" for item in grown] + [
         f"no longer: {what} {json.dumps(item, sort_keys=True)} (narrowed? update the baseline: "
-        "python -m harness.canary --baseline)"
+        "python -m harness.canary --baseline, with --whole for the whole samples)"
         for item in gone
     ]
 
@@ -428,3 +434,61 @@ def test_each_shipped_file_is_asked_about_the_runs_its_targets_release_can_make(
     assert newer is not None
     assert "corruption:deleted" in newer - older
     assert all(canary.expressible_of(stem, view) for stem, view in VIEWS.items())
+
+
+def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
+    """Dropping a class's scenario classes is a broadening only where it lets the witness name a
+    violation of another scenario: a witness at a re-send step names only scenarios with a
+    re-send, and one whose expected sentence must say a deploy took the call's tool away only
+    scenarios with a deploy (``scenarios.oracle.CAUSE_CLASSES``): those classes are kept."""
+    gone = Witness(
+        invariant="I9",
+        step="resend",
+        expected=r"^an error is raised or logged: the call that asked [a-z]+ is gone "
+        r"\(a deploy took its tool away\)$",
+        seen="^failure was silent$",
+    )
+    loose = gone.model_copy(update={"expected": "^an error is raised or logged: .+$"})
+    found = FindingClass.model_validate(
+        {
+            "class": "gone-call",
+            "shown_by": ["x"],
+            "scenario_classes": ["resend", "deploy-skew", "twin-calls"],
+            "explanation": "a deploy drops the call silently",
+            "witnesses": [gone, loose, loose.model_copy(update={"step": "answer"})],
+        }
+    )
+    assert implied_classes(gone) == {"resend", "deploy-skew"}
+    kept = [broadened(found, position, "scenario-classes") for position in range(3)]
+    assert [made[0].scenario_classes if made else None for made in kept] == [
+        ("resend", "deploy-skew"),
+        ("resend",),
+        (),
+    ]
+    implied = found.model_copy(update={"scenario_classes": ("deploy-skew", "resend")})
+    assert broadened(implied, 0, "scenario-classes") is None  # nothing left to drop
+
+
+@pytest.mark.parametrize(
+    ("pattern", "literals"),
+    [
+        (
+            r"^an error: continuation corrupted \(truncated\)$",
+            ("an error: continuation corrupted (truncated)",),
+        ),
+        (
+            r"^the call that asked [a-z-]+(, [a-z-]+)* is gone$",
+            ("the call that asked ", " is gone"),
+        ),
+        (r"^(is gone \(a deploy took its tool away\)|x)$", ()),  # inside a group: maybe not
+        (r"^abc?d$", ("ab", "d")),  # c may be absent
+        (r"^ab*?c{0,2}e$", ("a", "e")),
+        (r"^ab+c\d$", ("ab", "c")),
+        (r"^[^]a]b\.$", ("b.",)),
+    ],
+)
+def test_the_literals_every_match_of_a_pattern_contains(
+    pattern: str, literals: tuple[str, ...]
+) -> None:
+    """What ``implied_classes`` reads a sentence pattern by: only what every match contains."""
+    assert required_literals(pattern) == literals

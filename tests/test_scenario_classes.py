@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 
+from scenarios import corpus, coverage
 from scenarios.classes import classes_of, retries_happen
-from scenarios.loading import load_scenario, parse_scenario
+from scenarios.loading import load_all, load_scenario, parse_scenario, regression_files
 from scenarios.model import Corrupt, Scenario
+from scenarios.oracle import CAUSE_CLASSES, Oracle
 
 
 def asking(name: str, tool: str, tool_use_id: str) -> dict[str, Any]:
@@ -284,3 +286,31 @@ def test_only_calls_of_one_message_that_both_ask_are_asked_together() -> None:
     assert "questions-asked-together" not in classes_of(parse_scenario(data, "in turn"))
     sub_agent["turns"] = [[{"tool": "wire_funds", "id": "w1"}, {"tool": "notify", "id": "n1"}]]
     assert "questions-asked-together" in classes_of(parse_scenario(data, "at once"))
+
+
+def every_committed_scenario() -> list[tuple[str, Scenario]]:
+    """The regression files (the coverage ones too), the committed ci sample and the coverage
+    sample."""
+    committed = corpus.find("ci", None)
+    assert committed is not None
+    return [
+        *load_all(regression_files()),
+        *load_all(regression_files(REGRESSIONS / "coverage")),
+        *corpus.read(committed, "ci"),
+        *coverage.read(),
+    ]
+
+
+def test_a_failure_cause_the_oracle_writes_is_written_only_for_its_class() -> None:
+    """``CAUSE_CLASSES``: the exemption canary takes an expected sentence that must contain one of
+    these causes as naming the violations of that class's scenarios alone (dropping the class from
+    a findings class then broadens nothing), so the oracle must write it for no other scenario."""
+    written: dict[str, int] = dict.fromkeys(CAUSE_CLASSES, 0)
+    for name, each in every_committed_scenario():
+        oracle = Oracle(each)
+        causes = [oracle.step(index, step).failure_cause for index, step in enumerate(each.steps)]
+        for cause, recognised in CAUSE_CLASSES.items():
+            if any(cause in (said or "") for said in causes):
+                written[cause] += 1
+                assert recognised in classes_of(each), (name, cause)
+    assert all(written.values()), written  # each cause is written somewhere: the test sees it

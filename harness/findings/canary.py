@@ -34,7 +34,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from harness.findings.document import FindingClass, FindingsFile, Witness
+from harness.findings.patterns import required_literals
 from harness.findings.verdict import Observed, judge_findings
+from scenarios.oracle import CAUSE_CLASSES
 
 # A pattern validation accepts (it does not match the empty text nor one with a leading blank)
 # that matches every sentence a checker writes: the broadest a careless edit makes a pattern.
@@ -289,15 +291,31 @@ class Broadening:
         return f"{self.file}: class {self.recorded_class}: {self.witness} ({self.how})"
 
 
+def implied_classes(witness: Witness) -> frozenset[str]:
+    """The scenario classes of every scenario whose violation ``witness`` can name, read off the
+    witness alone: a violation at a re-send step is one of a scenario with a re-send, and the
+    oracle writes some failure causes only for the scenarios of one class
+    (``scenarios.oracle.CAUSE_CLASSES``), so an expected sentence that must contain one names
+    that class's scenarios alone.  Dropping such a class from a class narrows nothing less."""
+    implied = {"resend"} if witness.step == "resend" else set()
+    literals = required_literals(witness.expected) if witness.expected is not None else ()
+    implied |= {
+        name for cause, name in CAUSE_CLASSES.items() if any(cause in text for text in literals)
+    }
+    return frozenset(implied)
+
+
 def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClass, Witness] | None:
     """The class and its witness at ``position`` broadened ``how``; None where that broadening
-    changes nothing (no anchor to drop, no scenario class to drop, no ``beside`` beside another
-    anchor)."""
+    changes nothing (no anchor to drop, no scenario class to drop but those the witness implies
+    (``implied_classes``), no ``beside`` beside another anchor)."""
     witness = found.witnesses[position]
     if how == "scenario-classes":
-        if not found.scenario_classes:
+        implied = implied_classes(witness)
+        kept = tuple(name for name in found.scenario_classes if name in implied)
+        if kept == tuple(found.scenario_classes):  # none, or only what the witness implies
             return None
-        return found.model_copy(update={"scenario_classes": ()}), witness
+        return found.model_copy(update={"scenario_classes": kept}), witness
     if how == "beside":
         if witness.beside_seen is not None:  # what the violation beside saw, dropped alone
             return found, witness.model_copy(update={"beside_seen": None})

@@ -85,3 +85,64 @@ def _top_level_bar(pattern: str) -> bool:
 def full(pattern: str | None, text: str) -> bool:
     """Whether ``pattern`` matches all of ``text`` (no pattern: it asks nothing)."""
     return pattern is None or re.fullmatch(pattern, text) is not None
+
+
+# characters that, unescaped, end a literal run: a class, a group, any character, the anchors
+_BREAKS = frozenset("[(.^$|")
+# quantifiers that allow none of what they follow: the run's last character may be absent
+_OPTIONAL = frozenset("*?{")
+
+
+def required_literals(pattern: str) -> tuple[str, ...]:
+    """Texts every match of ``pattern`` contains: its runs of literal characters outside any group
+    or class, each cut where a quantifier may leave its last character out.  Conservative: a
+    literal inside a group or after an optional quantifier is not counted, so what is returned is
+    in every match (``scenarios.oracle.CAUSE_CLASSES`` reads a witness's sentence by them)."""
+    runs: list[str] = []
+    current: list[str] = []
+    depth, position = 0, 0
+
+    def close() -> None:
+        if current:
+            runs.append("".join(current))
+            current.clear()
+
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\" and position + 1 < len(pattern):
+            escaped = pattern[position + 1]
+            position += 2
+            if depth == 0 and not escaped.isalnum():
+                current.append(escaped)
+            elif depth == 0:
+                close()  # \d, \w, \S...: a class of characters, not one
+            continue
+        if char == "[":  # a character class, whatever it holds, is not a literal
+            close()
+            end = position + (2 if pattern[position + 1 : position + 2] == "^" else 1) + 1
+            while end < len(pattern) and pattern[end] != "]":
+                end += 2 if pattern[end] == "\\" else 1
+            position = end + 1
+            continue
+        if char == "(":
+            close()
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif depth == 0 and char in _OPTIONAL:
+            if current:
+                current.pop()
+            close()
+            if char == "{":  # its bounds are not literals (a brace left open: read no further)
+                position = pattern.find("}", position)
+                if position < 0:
+                    break
+        elif depth == 0 and char == "+":
+            close()  # at least one: the character stays, but what follows is not adjacent
+        elif depth == 0 and char in _BREAKS:
+            close()
+        elif depth == 0:
+            current.append(char)
+        position += 1
+    close()
+    return tuple(runs)
