@@ -389,10 +389,7 @@ class ScenarioItem(pytest.Item):
             for missing in verdict.disappeared
             if missing.recorded_class is None  # a class is judged on the whole sample
         ]
-        problems += [
-            f"recorded finding does not apply: {why}"
-            for _, why in (*verdict.stale, *verdict.outgrown)
-        ]
+        problems += [f"recorded finding does not apply: {why}" for _, why in verdict.stale]
         problems += [
             f"class `{missing.recorded_class}` witness not shown by its shown_by files: "
             f"{missing.witness.describe()}"

@@ -96,12 +96,8 @@ def conformance_document(
                 "expected": [finding.to_json() for finding in verdict.expected],
                 "new": [{"scenario": s, **violation.to_json()} for s, violation in verdict.new],
                 "disappeared": [finding.to_json() for finding in verdict.disappeared],
-                # records that no longer apply: a finding's, or a class's outgrown mark
-                "stale": [
-                    {"scenario": s, "why": why} for s, why in (*verdict.stale, *verdict.outgrown)
-                ],
+                "stale": [{"scenario": s, "why": why} for s, why in verdict.stale],
                 "undemonstrated": [finding.to_json() for finding in verdict.undemonstrated],
-                "owed": [finding.to_json() for finding in verdict.owed],
                 "conflicts": [conflict.to_json() for conflict in verdict.conflicts],
             }
             for target, verdict in result.verdicts.items()
@@ -234,10 +230,7 @@ NEW = "{}: NEW violations (no recorded witness matches them)"
 VANISHED = "{}: recorded witnesses that no longer show"
 STALE = "{}: findings recorded for another content"
 UNDEMONSTRATED = "{}: class witnesses no shown_by file shows (undemonstrated)"
-UNRESOLVED = (
-    "{}: records to resolve, reported and not failing (class witnesses owed a demonstration, "
-    "violations two classes both name)"
-)
+UNRESOLVED = "{}: records to resolve, reported and not failing (violations two classes both name)"
 
 
 def _section(title: str, items: list[str]) -> list[str]:
@@ -296,19 +289,19 @@ def stale(verdict: dict[str, Any]) -> list[str]:
     return [f"`{item['scenario']}`: {item['why']}" for item in verdict.get("stale", [])]
 
 
-def undemonstrated(verdict: dict[str, Any], key: str = "undemonstrated") -> list[str]:
+def undemonstrated(verdict: dict[str, Any]) -> list[str]:
     """Each class witness its own shown_by files never show, in one line."""
     return [
         f"class `{item['class']}`: **{item['invariant']}** ({item['witness']}) is not shown by "
         "its shown_by files: a class is only as wide as its demonstration"
-        for item in verdict.get(key, [])
+        for item in verdict.get("undemonstrated", [])
     ]
 
 
 def unresolved(verdict: dict[str, Any]) -> list[str]:
-    """Each record to resolve that does not fail the run, in one line: a class witness owed a
-    demonstration (marked ``undemonstrated``), a violation two classes both name."""
-    return undemonstrated(verdict, "owed") + [
+    """Each record to resolve that does not fail the run, in one line: a violation two classes
+    both name."""
+    return [
         f"`{item['scenario']}`: **{item['invariant']}** at step {item['step']} is named by both "
         f"class `{item['classes'][0]}` and class `{item['classes'][1]}`: narrow one"
         for item in verdict.get("conflicts", [])

@@ -86,9 +86,8 @@ def rejudge(result: Conformance, baselines: Mapping[str, FindingsFile]) -> dict[
         if document is None or name not in result.runs:
             continue
         verdict = judge_findings(document, result.runs[name])
-        # what no longer shows is fixed, a class's demonstration included; a class witness owed
-        # a demonstration that this build shows is a matter of the findings file, not the build
-        verdict = replace(verdict, undemonstrated=(), outgrown=())
+        # what no longer shows is fixed, a class's demonstration included
+        verdict = replace(verdict, undemonstrated=())
         result.verdicts[name] = replace(verdict, disappeared=())
         excused = {(item.scenario, id(item.violation)) for item in verdict.expected}
         result.cells[name] = {

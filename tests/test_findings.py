@@ -325,34 +325,13 @@ def test_a_class_witness_its_shown_by_file_never_shows_fails(tmp_path: Path) -> 
     assert judge_findings(document, [generated]).passes
 
 
-def test_a_witness_owed_a_demonstration_is_reported_until_one_shows_it(tmp_path: Path) -> None:
-    """A witness marked ``undemonstrated`` (recorded before demonstrations were required) is
-    reported, not failing, while no shown_by run shows it; once one does, the mark is a record
-    that no longer applies and fails until it goes, so the owed list only shrinks."""
-    owing = CLASS + "        undemonstrated: true\n"
-    document = document_of(tmp_path, RECORDED + owing)
-    generated = run(
-        (OTHER_ACTION, "answer"), scenario="generated-007", errors=(REFUSED,), generated=True
-    )
-    verdict = judge_findings(document, [run((LOST, "answer")), generated])
-    assert verdict.passes
-    assert [missing.recorded_class for missing in verdict.owed] == ["shared-call-id"]
-    assert not verdict.undemonstrated
-    assert verdict.unresolved == 1
-    assert [item.recorded_class for item in verdict.expected] == [None, "shared-call-id"]
-
-    outgrown = judge_findings(document, [run((LOST, "answer"), errors=(REFUSED,)), generated])
-    assert not outgrown.passes
-    assert not outgrown.stale  # no regression finding is stale
-    [(where, why)] = outgrown.outgrown
-    assert where == "shared-call-id"
-    assert "remove its `undemonstrated: true`" in why
-    assert not outgrown.owed
-
-
-def test_only_a_class_witness_may_be_owed_a_demonstration(tmp_path: Path) -> None:
-    with pytest.raises(FindingsFileError, match="undemonstrated marks a class witness"):
-        document_of(tmp_path, RECORDED + "        undemonstrated: true\n")
+@pytest.mark.parametrize("where", [CLASS, ""])
+def test_no_witness_may_be_marked_as_owed_a_demonstration(tmp_path: Path, where: str) -> None:
+    """The marks that once let a class witness go undemonstrated (reported, not failing) are
+    gone with the last of them: a class witness, or a finding's, carrying one is refused, so
+    every class witness is held to its demonstration."""
+    with pytest.raises(FindingsFileError, match="'undemonstrated' no longer excuses"):
+        document_of(tmp_path, RECORDED + where + "        undemonstrated: true\n")
 
 
 def test_a_violation_two_classes_name_is_reported_as_a_conflict_to_resolve(

@@ -120,9 +120,6 @@ class Witness(BaseModel):
     anchored_at: StepKind | None = None  # where the error/result/warning/stored was recorded
     sometimes: bool = False
     releases: str | None = None  # the releases it applies to (harness.findings.releases)
-    # a class witness recorded before its demonstration: owed one, reported until a shown_by
-    # run shows it (then the mark must go); any other undemonstrated class witness fails
-    undemonstrated: bool = False
 
     @field_validator(
         "expected", "seen", "error", "result", "warning", "stored", "shown", "beside_seen"
@@ -149,6 +146,17 @@ class Witness(BaseModel):
     @classmethod
     def _releases(cls, value: str | None) -> str | None:
         return specifier(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _demonstrated(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "undemonstrated" in data:
+            raise ValueError(
+                "'undemonstrated' no longer excuses a class witness: each must be shown by a "
+                "run of its class's shown_by files (docs/findings.md, \"Dead witnesses and dead "
+                'classes"); demonstrate it or remove it'
+            )
+        return data
 
     @model_validator(mode="after")
     def _a_pattern(self) -> Witness:
@@ -299,16 +307,6 @@ class FindingEntry(BaseModel):
     @classmethod
     def _not_a_placeholder(cls, value: str, info: ValidationInfo) -> str:
         return _explained(value, info)
-
-    @field_validator("witnesses")
-    @classmethod
-    def _shown_by_its_own_run(cls, value: tuple[Witness, ...]) -> tuple[Witness, ...]:
-        if any(witness.undemonstrated for witness in value):
-            raise ValueError(
-                "undemonstrated marks a class witness that no shown_by file shows yet; a "
-                "finding's witnesses are shown by its own scenario's run"
-            )
-        return value
 
 
 class FindingClass(BaseModel):

@@ -105,24 +105,17 @@ class Verdict:
     stale: tuple[tuple[str, str], ...] = ()  # (scenario, why its record does not apply)
     # class witnesses that match no violation of the class's own shown_by regression files
     undemonstrated: tuple[Missing, ...] = ()
-    # (class, why): a witness marked as owed a demonstration that a shown_by run shows now
-    outgrown: tuple[tuple[str, str], ...] = ()
-    # Reported, not failing: the undemonstrated witnesses marked as owed a demonstration (recorded
-    # before demonstrations were required), and violations two classes' witnesses both name
-    owed: tuple[Missing, ...] = ()
+    # Reported, not failing: violations two classes' witnesses both name
     conflicts: tuple[Conflict, ...] = ()
 
     @property
     def passes(self) -> bool:
-        return not (
-            self.new or self.disappeared or self.stale or self.undemonstrated or self.outgrown
-        )
+        return not (self.new or self.disappeared or self.stale or self.undemonstrated)
 
     @property
     def unresolved(self) -> int:
-        """Records to resolve that do not fail the run: class witnesses owed a demonstration and
-        conflicts between classes."""
-        return len(self.owed) + len(self.conflicts)
+        """Records to resolve that do not fail the run: conflicts between classes."""
+        return len(self.conflicts)
 
     def excused_by(self) -> dict[tuple[str, str | None], int]:
         """How many violations each (scenario or class, class) excused."""
@@ -208,7 +201,7 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
         for position, witness in enumerate(found.witnesses)
         if not class_hits.get((found.name, position)) and not witness.sometimes
     ]
-    undemonstrated, owed, outgrown = _demonstrations(classes, runs)
+    undemonstrated = _demonstrations(classes, runs)
     conflicts = [
         conflict
         for run in runs
@@ -222,8 +215,6 @@ def judge_findings(document: FindingsFile | None, runs: Iterable[Observed]) -> V
         tuple(disappeared),
         tuple(stale),
         tuple(undemonstrated),
-        tuple(outgrown),
-        tuple(owed),
         tuple(conflicts),
     )
 
@@ -239,34 +230,17 @@ def _sample_ran(found: FindingClass, runs: Sequence[Observed]) -> bool:
     return any(run.generated and in_coverage_sample(run.scenario) == of_coverage for run in runs)
 
 
-def _demonstrations(
-    classes: Sequence[FindingClass], runs: Sequence[Observed]
-) -> tuple[list[Missing], list[Missing], list[tuple[str, str]]]:
-    """Each class witness judged against its class's ``shown_by`` runs, where they all ran:
-    the undemonstrated ones (they fail), the ones marked ``undemonstrated`` that still are (owed
-    a demonstration: reported), and a mark its witness outgrew (a record that no longer
-    applies, so it fails until the mark goes: the owed list only shrinks)."""
+def _demonstrations(classes: Sequence[FindingClass], runs: Sequence[Observed]) -> list[Missing]:
+    """The class witnesses that no run of their class's ``shown_by`` files shows, where those
+    files all ran: a class may not excuse what its demonstration never showed (they fail)."""
     by_name = {run.scenario: run for run in runs if not run.generated}
-    undemonstrated: list[Missing] = []
-    owed: list[Missing] = []
-    marks: list[tuple[str, str]] = []
-    for found in classes:
-        if not all(name in by_name for name in found.shown_by):
-            continue
-        shown_by = [by_name[name] for name in found.shown_by]
-        for position, witness in enumerate(found.witnesses):
-            missing = Missing(witness, found.explanation, recorded_class=found.name)
-            if not _demonstrated(witness, shown_by):
-                (owed if witness.undemonstrated else undemonstrated).append(missing)
-            elif witness.undemonstrated:
-                marks.append(
-                    (
-                        found.name,
-                        f"class witness {position + 1} ({witness.describe()}) is shown by its "
-                        "shown_by files now: remove its `undemonstrated: true`",
-                    )
-                )
-    return undemonstrated, owed, marks
+    return [
+        Missing(witness, found.explanation, recorded_class=found.name)
+        for found in classes
+        if all(name in by_name for name in found.shown_by)
+        for witness in found.witnesses
+        if not _demonstrated(witness, [by_name[name] for name in found.shown_by])
+    ]
 
 
 def _demonstrated(witness: Witness, shown_by: Sequence[Observed]) -> bool:
