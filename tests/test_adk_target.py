@@ -243,6 +243,31 @@ def test_a_question_left_waiting_by_a_new_prompt_stays_pending_and_answerable(sh
     assert shown(second) == []
 
 
+def test_a_sub_agent_turn_left_waiting_by_a_new_prompt_stays_stored_and_answerable() -> None:
+    """The same below a single_turn sub-agent: after the new prompt the stored session keeps
+    both invocations' worker turns (``stored``), and the first answer runs the first deploy."""
+    steps: list[Any] = [
+        {"run": "go"},
+        {"run": "again"},
+        {"answer_ids": {"confirm-1": "approve"}},
+        {"answer_ids": {"confirm-2": "approve"}},
+    ]
+    data = nested(steps)
+    data["tree"]["turns"] = [[{"tool": "worker", "id": ""}]]
+    data["tree"]["sub_agents"][0]["turns"] = [[{"tool": "deploy", "id": ""}]]
+    history = run("single-turn", data)
+    parked = [[c["owner"] for c in step.stored["continuations"]] for step in history.steps]
+    assert parked == [["worker"], ["worker", "worker"], ["worker"], []]
+    assert [[p["id"] for p in step.pending] for step in history.steps] == [
+        ["confirm-1"],
+        ["confirm-1", "confirm-2"],
+        ["confirm-2"],
+        [],
+    ]
+    assert [len(step.executions) for step in history.steps] == [0, 0, 1, 1]
+    assert history.steps[-1].observed["final_answer"] == "done"
+
+
 def test_the_session_lives_in_the_sqlite_file_of_the_work_directory(tmp_path: Path) -> None:
     session = TARGETS["single-turn"].start(parse_scenario(nested([{"run": "x"}]), "s"), tmp_path)
     session.run("go")
