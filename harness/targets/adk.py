@@ -321,7 +321,9 @@ class AdkSession(RebuildingSession):
         return list(session.events) if session is not None else []
 
     async def _latest_invocation(self) -> str | None:
-        """The invocation the stored session's latest event belongs to: the one to resume."""
+        """The invocation the stored session's latest event belongs to, sent as the one to
+        resume.  An answer to a confirmation of an earlier invocation resumes that one instead
+        (``Runner._resolve_invocation_id``), logging "Provided invocation_id ... is ignored"."""
         events = await self._events()
         return str(events[-1].invocation_id) if events else None
 
