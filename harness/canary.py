@@ -4,11 +4,18 @@ run and per witness (``harness.findings.canary`` says what is asked and why); a 
 coverage sample too, whose runs only challenge class witnesses (a class narrowed to one of its
 shapes meets its challengers there).
 
-``python -m harness.canary [--reports DIR] [--baseline]`` writes ``DIR/exemption-canary.md`` and
-``.json``: each findings file's variant runs it excuses whole and its class witnesses' broadenings
-no variant challenges.  ``--baseline`` also writes ``reports/baselines/exemption-canary.json``,
-which ``tests/test_exemption_canary.py`` holds the shipped files to: what is measured there today
-may shrink, by narrowing a class, and the baseline with it; it may not grow.
+``python -m harness.canary [--reports DIR] [--baseline] [--whole]`` writes
+``DIR/exemption-canary.md`` and ``.json``: each findings file's variant runs it excuses whole and
+its class witnesses' broadenings no variant challenges.  ``--baseline`` also writes
+``reports/baselines/exemption-canary.json``, which ``tests/test_exemption_canary.py`` holds the
+shipped files to: what is measured there today may shrink, by narrowing a class, and the baseline
+with it; it may not grow.
+
+CI asks a part of each sample, which is cheaper but finds less: a variant run the shipped files
+excuse whole is found only if the part holds its scenario, and a broadening is challenged only by
+the runs the part holds.  ``--whole`` asks the whole ci sample and the whole coverage sample
+(``exemption-canary-whole.*``, ``reports/baselines/exemption-canary-whole.json``), what the main
+job's ``canary-whole`` environment holds the shipped files to, with the same tests.
 """
 
 from __future__ import annotations
@@ -44,6 +51,10 @@ from scenarios.model import Scenario
 ROOT: Final = Path(__file__).resolve().parent.parent
 COVERAGE_REGRESSIONS: Final = REGRESSIONS / "coverage"
 BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary.json"
+# what the whole samples show (--whole), which the tests hold the files to where the environment
+# names it (WHOLE_VARIABLE=whole: tox -e canary-whole)
+WHOLE_BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary-whole.json"
+WHOLE_VARIABLE: Final = "HARNESS_CANARY"
 # Every EVERY-th scenario of the ci sample.  What excuses a variant's run whole, or what no
 # variant challenges, on the whole sample does so on a part of it too; a part is cheaper.
 EVERY: Final = 4
@@ -64,24 +75,26 @@ CAUGHT_ELSEWHERE: Final = {
 }
 
 
-def canary_scenarios() -> list[tuple[str, Scenario, bool]]:
+def canary_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]]:
     """The regression files (the coverage ones too) and every ``EVERY``-th scenario of the ci
-    sample (name, scenario, whether it is generated), in that order."""
+    sample (``whole``: every one), as (name, scenario, whether it is generated), in that order."""
     # the coverage regression files too: the only scenarios here that show the coverage variants
     regressions = load_all(regression_files()) + load_all(regression_files(COVERAGE_REGRESSIONS))
     committed = corpus.find("ci", None)  # the committed sample that check --profile ci runs
     assert committed is not None, "the ci sample is committed (scenarios/corpus/ci/)"
-    generated = corpus.read(committed, "ci")[::EVERY]
+    generated = corpus.read(committed, "ci")[:: 1 if whole else EVERY]
     return [(name, scenario, False) for name, scenario in regressions] + [
         (name, scenario, True) for name, scenario in generated
     ]
 
 
-def coverage_scenarios() -> list[tuple[str, Scenario, bool]]:
+def coverage_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]]:
     """Every ``COVERAGE_EVERY``-th scenario of the coverage sample (all generated), and a second
     tenth of the families ``SECOND_TENTH`` names, for the look-alikes of the classes narrowed to
-    one of its shapes."""
+    one of its shapes (``whole``: every scenario of it)."""
     drawn = coverage.read()
+    if whole:
+        return [(name, scenario, True) for name, scenario in drawn]
     chosen = drawn[::COVERAGE_EVERY]
     for prefix, start in SECOND_TENTH.items():
         family = [each for each in drawn if each[0].startswith(f"generated-{prefix}")]
@@ -171,14 +184,20 @@ def dumped(measured: Measured) -> str:
     return "{\n " + ",\n ".join(parts) + "\n}\n"
 
 
-def render(measured: Measured) -> str:
+def render(measured: Measured, whole: bool = False) -> str:
     """The report, for the triage of the findings files: per file, each variant run it excuses
     whole (with the classes that do) and each broadening no variant challenges."""
     lines = [
         "# The exemption canary, per run and per witness",
         "",
         "Each shipped findings file judged on the known-bad variants of the reference "
-        f"(the regression files and every {EVERY}th scenario of the ci sample): the variant "
+        + (
+            "(the regression files, the whole ci sample and the whole coverage sample): "
+            if whole
+            else f"(the regression files, every {EVERY}th scenario of the ci sample and every "
+            f"{COVERAGE_EVERY}th of the coverage sample): "
+        )
+        + "the variant "
         "runs it excuses whole (every violation matched by a witness: a run where a new bug of "
         "that shape would pass unseen), and the broadenings of its class witnesses (pattern to "
         "`^\\S.*$`, anchor dropped, `beside` dropped, scenario classes dropped) that no variant "
@@ -226,23 +245,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.canary", description=__doc__)
     parser.add_argument("--reports", type=Path, default=Path("reports"), metavar="DIR")
     parser.add_argument(
-        "--baseline", action="store_true", help=f"also write {BASELINE.relative_to(ROOT)}"
+        "--baseline",
+        action="store_true",
+        help=f"also write {BASELINE.relative_to(ROOT)} (with --whole: "
+        f"{WHOLE_BASELINE.relative_to(ROOT)})",
+    )
+    parser.add_argument(
+        "--whole", action="store_true", help="the whole ci and coverage samples, not a part"
     )
     arguments = parser.parse_args(argv)
+    whole = arguments.whole
     variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
     measured = measure(
         shipped_views(),
-        variant_runs(variants, canary_scenarios()),
-        variant_runs(variants, coverage_scenarios()),
+        variant_runs(variants, canary_scenarios(whole)),
+        variant_runs(variants, coverage_scenarios(whole)),
     )
     text = dumped(measured)
-    write_atomically(arguments.reports / "exemption-canary.json", text)
-    write_atomically(arguments.reports / "exemption-canary.md", render(measured))
+    stem = "exemption-canary-whole" if whole else "exemption-canary"
+    write_atomically(arguments.reports / f"{stem}.json", text)
+    write_atomically(arguments.reports / f"{stem}.md", render(measured, whole))
     if arguments.baseline:
-        write_atomically(BASELINE, text)
+        write_atomically(WHOLE_BASELINE if whole else BASELINE, text)
     same = sum(1 for item in measured.hidden if item.same_bug)
     print(
-        f"{arguments.reports / 'exemption-canary.md'}: {len(measured.hidden)} variant runs "
+        f"{arguments.reports / f'{stem}.md'}: {len(measured.hidden)} variant runs "
         f"excused whole ({same} of them the same bug), {len(measured.unchallenged)} of "
         f"{sum(measured.tried.values())} broadenings unchallenged"
     )

@@ -319,12 +319,16 @@ class Oracle:
             if step.tree is not None:
                 self._deploy(step.tree)
             return self._expect([], error="forbidden", stop_reason=None)
+        # a corruption and a repair each end with a restart (docs/scenario-format.md): what only
+        # memory held is lost there as at any restart
         if isinstance(step, Corrupt):
             self._corrupt(index, step)
+            self._restart()
             return self._expect([], error="allowed", stop_reason=None)
         if isinstance(step, Repair):
             if self.stuck is not None and self.stuck.startswith(CORRUPTED):
                 self.stuck = None
+            self._restart()
             return self._expect([], error="allowed", stop_reason=None)
         if isinstance(step, Resend):
             if step.resend in self.unknown:

@@ -29,6 +29,7 @@ variant, run, classes; file, class, witness, broadening) for the triage of the f
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import replace
 from typing import Any
 
@@ -73,11 +74,14 @@ CAUGHT_ELSEWHERE = canary.CAUGHT_ELSEWHERE
 VARIANTS = sorted(registry.variants())
 
 
-# Every EVERY-th scenario of the ci sample (harness.canary).  A part of the sample is as strict as
-# the whole, and stricter: a findings file hides a variant when it excuses *all* of the variant's
-# violations, and what excuses all of them on the whole sample excuses all of them on any part of
-# it; a class's look-alike found in a part is one in the whole.  The part can only fail where the
-# whole would pass (the variant's unexcused violations all fall outside it), never the other way.
+# Every EVERY-th scenario of the ci sample (harness.canary), or the whole of it and of the coverage
+# sample where the environment says so (HARNESS_CANARY=whole: tox -e canary-whole, the main job's).
+# For the first test below a part is stricter than the whole: a findings file hides a variant
+# when it excuses *all* of the variant's violations, and what excuses all of them on the whole
+# sample excuses all of them on any part of it.  For the questions per run and per witness a part
+# finds less: a run excused whole counts only if the part holds it, a broadening is challenged
+# only by the runs the part holds; the whole samples answer them for every scenario.
+WHOLE = os.environ.get(canary.WHOLE_VARIABLE) == "whole"
 
 
 class VariantRuns:
@@ -96,14 +100,14 @@ class VariantRuns:
 
 @pytest.fixture(scope="module")
 def variant_runs() -> VariantRuns:
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios()))
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios(WHOLE)))
 
 
 @pytest.fixture(scope="module")
 def coverage_variant_runs() -> VariantRuns:
     """The variants' runs of a part of the coverage sample, made only where a class narrowed to
     one of its shapes asks for its look-alikes."""
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.coverage_scenarios()))
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.coverage_scenarios(WHOLE)))
 
 
 def test_every_shipped_findings_file_is_challenged() -> None:
@@ -183,7 +187,8 @@ def measured(variant_runs: VariantRuns, coverage_variant_runs: VariantRuns) -> M
 
 
 def baseline() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads(canary.BASELINE.read_text(encoding="utf-8"))
+    path = canary.WHOLE_BASELINE if WHOLE else canary.BASELINE
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return loaded
 
 
@@ -192,7 +197,7 @@ def _compared(now: list[dict[str, Any]], then: list[dict[str, Any]], what: str) 
     gone = [item for item in then if item not in now]
     return [f"new: {what} {json.dumps(item, sort_keys=True)}" for item in grown] + [
         f"no longer: {what} {json.dumps(item, sort_keys=True)} (narrowed? update the baseline: "
-        "python -m harness.canary --baseline)"
+        "python -m harness.canary --baseline, with --whole for the whole samples)"
         for item in gone
     ]
 

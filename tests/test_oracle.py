@@ -247,6 +247,29 @@ def test_with_a_session_store_the_same_restart_changes_nothing() -> None:
     assert answer.executions == ("A",)
 
 
+@pytest.mark.parametrize("rebuild", [[{"corrupt": "payload_missing"}, "repair"], ["restart"]])
+def test_a_corruption_and_a_repair_restart_as_a_restart_does(rebuild: list[Any]) -> None:
+    """A corruption and a repair each end with a restart (the scenario format): a
+    ``preserve_context`` sub-agent without a session store loses its parked turn there as at a
+    restart, so the answer to it must fail loudly (the reference does so: a new process keeps
+    nothing of memory)."""
+    tree = {
+        "name": "root",
+        "turns": [[{"tool": "a", "id": "1"}, {"tool": "b", "id": "2"}]],
+        "sub_agents": [
+            worker("a", "A"),
+            worker("b", "B", preserve_context=True, session_store=False),
+        ],
+    }
+    *_, answer = expectations(
+        scenario(tree, [{"run": "go"}, *rebuild, {"answer": {"B": "approve"}}])
+    )
+    assert answer.error == "required"
+    assert answer.executions == ()
+    lost = "root/b (preserve_context, no session store) lost its parked turn"
+    assert answer.failure_cause == lost
+
+
 def test_after_a_corruption_every_resume_must_fail_loudly_and_change_nothing() -> None:
     steps = [{"run": "go"}, {"corrupt": "payload_missing"}, {"answer": {"A": "approve"}}]
     _, corrupt, answer = expectations(scenario(two_workers(), steps))
