@@ -211,6 +211,63 @@ def test_an_answer_with_nothing_pending_is_refused_and_resumes_nothing() -> None
     assert ran(history) == ["deploy-root"]
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+def test_a_question_left_waiting_by_a_new_prompt_stays_pending_and_answerable(shape: str) -> None:
+    """A new prompt sent while a confirmation waits starts a second invocation beside the paused
+    one, and ADK keeps both: an answer resumes the invocation its confirmation was asked in
+    (``Runner._resolve_invocation_id``).  So every unanswered confirmation of the session is
+    pending, not only the latest invocation's, and each stays so until it is answered.  The
+    model's ids are left to ADK (``""``), as a real model's differ from one call to the next."""
+    data = root_only(
+        [
+            {"run": "go"},
+            {"run": "again"},
+            {"answer_ids": {"confirm-1": "approve"}},
+            {"answer_ids": {"confirm-2": "approve"}},
+        ]
+    )
+    data["tree"]["turns"] = [[{"tool": "deploy", "id": ""}]]
+    asked, asked_again, first, second = run(shape, data).steps
+
+    def shown(step: Any) -> list[tuple[str, str]]:
+        return [(p["id"], p["reason"]["prompt"]) for p in step.pending]
+
+    assert shown(asked) == [("confirm-1", "go")]
+    assert shown(asked_again) == [("confirm-1", "go"), ("confirm-2", "again")]
+    assert [e["prompt"] for e in first.executions] == ["go"]
+    assert first.observed["stop_reason"] == "interrupt"
+    assert shown(first) == [("confirm-2", "again")]
+    assert [e["prompt"] for e in second.executions] == ["again"]
+    assert second.observed["error"] is None
+    assert second.observed["final_answer"] == "done"
+    assert shown(second) == []
+
+
+def test_a_sub_agent_turn_left_waiting_by_a_new_prompt_stays_stored_and_answerable() -> None:
+    """The same below a single_turn sub-agent: after the new prompt the stored session keeps
+    both invocations' worker turns (``stored``), and the first answer runs the first deploy."""
+    steps: list[Any] = [
+        {"run": "go"},
+        {"run": "again"},
+        {"answer_ids": {"confirm-1": "approve"}},
+        {"answer_ids": {"confirm-2": "approve"}},
+    ]
+    data = nested(steps)
+    data["tree"]["turns"] = [[{"tool": "worker", "id": ""}]]
+    data["tree"]["sub_agents"][0]["turns"] = [[{"tool": "deploy", "id": ""}]]
+    history = run("single-turn", data)
+    parked = [[c["owner"] for c in step.stored["continuations"]] for step in history.steps]
+    assert parked == [["worker"], ["worker", "worker"], ["worker"], []]
+    assert [[p["id"] for p in step.pending] for step in history.steps] == [
+        ["confirm-1"],
+        ["confirm-1", "confirm-2"],
+        ["confirm-2"],
+        [],
+    ]
+    assert [len(step.executions) for step in history.steps] == [0, 0, 1, 1]
+    assert history.steps[-1].observed["final_answer"] == "done"
+
+
 def test_the_session_lives_in_the_sqlite_file_of_the_work_directory(tmp_path: Path) -> None:
     session = TARGETS["single-turn"].start(parse_scenario(nested([{"run": "x"}]), "s"), tmp_path)
     session.run("go")

@@ -9,10 +9,11 @@ caller's ``sub_agents`` with ``mode='single_turn'``.
 ADK asks with a function call ``adk_request_confirmation`` whose id it draws (``adk-<uuid4>``);
 the human answers with a user ``Content`` holding a ``FunctionResponse`` of that name and id,
 ``{'confirmed': bool}``, sent to ``run_async(invocation_id=...)`` of the paused invocation.  What
-is pending is read from the stored session's events at every step: the latest invocation's
-confirmation requests that no function response answered.  Each request is shown as a stable
-handle ``confirm-<n>``, the n-th request the stored session holds, so a new process numbers them
-as the one that asked did (the adapter's handles, numbered in the same order).
+is pending is read from the stored session's events at every step: the confirmation requests
+that no function response answered, an earlier invocation's too (a new prompt leaves the paused
+one resumable beside it).  Each request is shown as a stable handle ``confirm-<n>``, the n-th
+request the stored session holds, so a new process numbers them as the one that asked did (the
+adapter's handles, numbered in the same order).
 
 The scripts read no public events (``Hook.events``): an ``AgentTool`` keeps no sub-agent turn
 that could show again, and the privacy check would take the longest ``single_turn`` script past
@@ -92,11 +93,11 @@ def requests(events: list) -> dict:
     answered = {reply.id for event in events for reply in event.get_function_responses()}
     asked = [(e, call) for e in events for call in e.get_function_calls() if call.name == ASK]
     ids = list(dict.fromkeys(call.id for _, call in asked))
-    return {f"confirm-{ids.index(call.id) + 1}": (event, call, call.id not in answered and
-            event.invocation_id == events[-1].invocation_id) for event, call in asked}
+    return {f"confirm-{ids.index(call.id) + 1}": (event, call, call.id not in answered)
+            for event, call in asked}
 
 
-def waiting(events: list) -> list:  # the latest invocation's, answered by no function response
+def waiting(events: list) -> list:  # of any invocation, answered by no function response
     return [Pending(handle, LABELS[event.author, asked["name"]], 1, asked["args"].get("call"))
             for handle, (event, call, waits) in requests(events).items() if waits
             for asked in [call.args["originalFunctionCall"]]]

@@ -321,22 +321,23 @@ class AdkSession(RebuildingSession):
         return list(session.events) if session is not None else []
 
     async def _latest_invocation(self) -> str | None:
-        """The invocation the stored session's latest event belongs to: the one to resume."""
+        """The invocation the stored session's latest event belongs to, sent as the one to
+        resume.  An answer to a confirmation of an earlier invocation resumes that one instead
+        (``Runner._resolve_invocation_id``), logging "Provided invocation_id ... is ignored"."""
         events = await self._events()
         return str(events[-1].invocation_id) if events else None
 
     # -- what the human is shown --------------------------------------------------------------
 
     def _pending(self, events: Sequence[Any]) -> tuple[PendingInterrupt, ...]:
-        """The confirmation requests of the latest invocation that no function response
-        answered, in the order the stored session holds them, under their handles."""
-        if not events:
-            return ()
-        latest, answered = _latest_and_answered(events)
+        """The confirmation requests of the stored session that no function response answered,
+        in the order it holds them, under their handles: an earlier invocation's too.  A new
+        prompt sent while one waits starts another invocation beside it, and the paused one
+        stays resumable: an answer resumes the invocation its confirmation was asked in,
+        whatever ``invocation_id`` it is sent with (``Runner._resolve_invocation_id``)."""
+        answered = _answered(events)
         shown: dict[str, PendingInterrupt] = {}
         for event in events:
-            if event.invocation_id != latest:
-                continue
             for call in _parts_of(event, "function_call"):
                 if call.name != CONFIRMATION or call.id in answered:
                     continue
@@ -440,27 +441,25 @@ def run_async(awaitable: Any) -> Any:
     return asyncio.run(awaitable)
 
 
-def _latest_and_answered(events: Sequence[Any]) -> tuple[Any, set[str]]:
-    """The latest invocation of a stored session's events (the one a resume goes on with), and
-    the ids of the confirmation requests a function response has answered."""
-    answered = {
+def _answered(events: Sequence[Any]) -> set[str]:
+    """The ids of the confirmation requests a function response of the stored session answered
+    (in whichever invocation it was sent)."""
+    return {
         reply.id
         for event in events
         for reply in _parts_of(event, "function_response")
         if reply.name == CONFIRMATION
     }
-    return events[-1].invocation_id, answered
 
 
 def parked_turns(events: Sequence[Any], root: str) -> tuple[StoredContinuation, ...]:
     """Each sub-agent call that a pending confirmation waits in (the asker's and every call above
-    it), in the order the stored session first shows it, with the bytes of its branch's events."""
-    if not events:
-        return ()
-    latest, answered = _latest_and_answered(events)
+    it), in the order the stored session first shows it, with the bytes of its branch's events:
+    in every invocation, as ``AdkSession._pending`` shows the questions."""
+    answered = _answered(events)
     branches: dict[str, None] = {}
     for event in events:
-        if event.invocation_id != latest or event.author == root or not event.branch:
+        if event.author == root or not event.branch:
             continue
         waiting = [
             call
