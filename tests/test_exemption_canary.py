@@ -372,10 +372,6 @@ UNNARROWED = {
         # still sentences alone
         "re-sent-confirmation-dropped-while-paused",
         "deployed-away-answer-fails-silently",
-        # back on the list, not wider: its one beside witness (a question shown a step late "no
-        # longer pending" at a later run) was the adapter's latest-invocation view and died with
-        # it; its I3 and I11 witnesses at the run are the same sentences as before
-        "sibling-action-cancelled-beside-a-pausing-call",
     ],
     "openai-agents-0.24.0": [
         "callers-finished-call-id-reused-silently",
