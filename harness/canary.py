@@ -55,8 +55,10 @@ BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary.json"
 # names it (WHOLE_VARIABLE=whole: tox -e canary-whole)
 WHOLE_BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary-whole.json"
 WHOLE_VARIABLE: Final = "HARNESS_CANARY"
-# Every EVERY-th scenario of the ci sample.  What excuses a variant's run whole, or what no
-# variant challenges, on the whole sample does so on a part of it too; a part is cheaper.
+# Every EVERY-th scenario of the ci sample: cheaper than the whole, and it finds a part of what the
+# whole finds (a variant run excused whole only if the part holds it, and a broadening the part
+# leaves unchallenged may meet its challenger in the whole); CI asks the part, the main job the
+# whole (--whole)
 EVERY: Final = 4
 # Every COVERAGE_EVERY-th scenario of the coverage sample (scenarios.coverage): where a class
 # narrowed to one of its shapes meets its look-alikes (the ci sample rarely has those shapes)
