@@ -149,14 +149,14 @@ class Witness(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _demonstrated(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "undemonstrated" in data:
-            raise ValueError(
-                "'undemonstrated' no longer excuses a class witness: each must be shown by a "
-                "run of its class's shown_by files (docs/findings.md, \"Dead witnesses and dead "
-                'classes"); demonstrate it or remove it'
-            )
-        return data
+    def _no_owed_mark(cls, data: Any) -> Any:
+        return _no_old_fields(
+            data,
+            ("undemonstrated",),
+            "no longer excuses a class witness: each must be shown by a run of its class's "
+            'shown_by files (docs/findings.md, "Dead witnesses and dead classes"); demonstrate '
+            "it or remove it",
+        )
 
     @model_validator(mode="after")
     def _a_pattern(self) -> Witness:
@@ -272,13 +272,15 @@ def _explained(value: str, info: ValidationInfo) -> str:
     return " ".join(value.split())  # one line, however the YAML folded it
 
 
-def _no_old_fields(data: Any, old: tuple[str, ...]) -> Any:
+def _no_old_fields(
+    data: Any,
+    old: tuple[str, ...],
+    instead: str = "is the old format: record witnesses instead (docs/findings.md)",
+) -> Any:
     if isinstance(data, dict):
         for name in old:
             if name in data:
-                raise ValueError(
-                    f"{name!r} is the old format: record witnesses instead (docs/findings.md)"
-                )
+                raise ValueError(f"{name!r} {instead}")
     return data
 
 
