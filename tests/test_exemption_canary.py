@@ -20,7 +20,9 @@ made once, and every findings file (a file of a range: its view as of each relea
 asked which variant runs it excuses *whole*, and which broadenings of its class witnesses (pattern
 to ``BROAD``, anchor dropped, scenario classes dropped) no variant run challenges, the logging
 variants' included (the same runs with SDK-like errors, warnings and results at every step, so
-anchored witnesses are challenged too).  Both must be none; what the shipped files show today is
+anchored witnesses are challenged too), and the speaking variants' (what the variants raise, tell
+their models and name their questions, said in the SDKs' words, so a witness whose sentence quotes
+those words is challenged too).  Both must be none; what the shipped files show today is
 recorded in ``reports/baselines/exemption-canary.json`` (``python -m harness.canary --baseline``):
 it may shrink, with the baseline, never grow, and every case of it is listed there precisely (file,
 variant, run, classes; file, class, witness, broadening) for the triage of the files.
@@ -37,6 +39,7 @@ import pytest
 
 from harness import canary
 from harness.canary import Measured
+from harness.checkers.records import brief
 from harness.checkers.violation import Violation
 from harness.findings import (
     FINDINGS,
@@ -48,9 +51,12 @@ from harness.findings import (
 from harness.findings.canary import (
     BROAD,
     SDK_LIKE_ERRORS,
+    SDK_LIKE_NAMES,
+    SDK_LIKE_RAISED,
     SDK_LIKE_RESULTS,
     SDK_LIKE_SHOWN,
     SDK_LIKE_STORED,
+    SDK_LIKE_TOLD,
     SDK_LIKE_WARNINGS,
     Sample,
     VariantRun,
@@ -58,6 +64,7 @@ from harness.findings.canary import (
     challenged,
     implied_classes,
     logging,
+    spoken,
     unnarrowed,
 )
 from harness.findings.document import Evidence, FindingClass, Witness
@@ -276,6 +283,98 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
     assert set(SDK_LIKE_WARNINGS) <= set(logged.steps[0].warnings)
     assert set(SDK_LIKE_STORED) <= set(logged.steps[0].stored)
     assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)
+
+
+def _run(*violations: tuple[Violation, str]) -> Observed:
+    steps = tuple(Evidence(kind, violated=(violation.invariant,)) for violation, kind in violations)
+    return Observed("g-1", "sha256:" + "0" * 64, frozenset(), violations, steps, True)
+
+
+def test_a_speaking_variant_changes_only_the_words_an_sdk_chooses() -> None:
+    """The speaking variants say in an SDK's words what the variant raised, told its model and
+    named its questions, and nothing else: the same violations at the same steps, each copy with
+    the positions of the sentences it changed."""
+    raised = Violation("O", "o", 0, "no error", "AgentError: agent 'x' has no parked turn")
+    told = Violation(
+        "I2",
+        "d",
+        1,
+        "orchestrator's model gets the result of s1 'part 1' (toolUseId 'call-1'): 'done'",
+        "orchestrator's model got 'sub-agent busy' under toolUseId 'call-1', not the call's answer",
+    )
+    wrong_call = replace(
+        told,
+        seen="orchestrator's model got 'done' under toolUseId 'call-1': "
+        "the result of s1 'part 2' (toolUseId 'call-2'), returned to the wrong call",
+    )
+    named = Violation(
+        "I3",
+        "p",
+        2,
+        "a#1 stays pending as 'sub:0.call-1:tool:1.t1:approval'",
+        "a#1 no longer pending; b#1 pending as 'sub:0.call-2:tool:1.t2:approval'",
+    )
+    again = Violation("I9", "p", 2, "still pending a#1 as 'sub:0.call-1:tool:1.t1:approval'", "x")
+    run = _run(
+        (raised, "answer"), (told, "run"), (wrong_call, "run"), (named, "answer"), (again, "answer")
+    )
+    copies = list(spoken(run))
+    for copy, changed in copies:
+        assert copy.steps is run.steps
+        assert [(v.invariant, v.step, k) for v, k in copy.violations] == [
+            (v.invariant, v.step, k) for v, k in run.violations
+        ]
+        assert changed == tuple(
+            position
+            for position, (violation, _) in enumerate(run.violations)
+            if copy.violations[position][0] != violation
+        )
+        assert 2 not in changed  # another call's result, returned to the wrong call, stays so
+    seen = {copy.violations[position][0].seen for copy, changed in copies for position in changed}
+    assert {brief(text) for text in SDK_LIKE_RAISED} <= seen
+    assert {
+        f"orchestrator's model got {brief(text)!r} under toolUseId 'call-1', not the call's answer"
+        for text in SDK_LIKE_TOLD
+    } <= seen
+    names = [
+        (copy.violations[3][0].expected, copy.violations[4][0].expected)
+        for copy, changed in copies
+        if changed == (3, 4)
+    ]
+    assert len(names) == len(SDK_LIKE_NAMES)
+    # one question, one name, in every sentence of the run: the first named is lg-1 everywhere
+    assert ("a#1 stays pending as 'lg-1'", "still pending a#1 as 'lg-1'") in names
+    assert any(first.startswith("a#1 stays pending as 'v1:tool_call:t1:") for first, _ in names)
+
+
+def test_a_witness_quoting_an_sdks_words_is_challenged_by_the_speaking_variants() -> None:
+    """A witness whose sentence quotes what an SDK raised (its anchor what it logged) names no
+    violation of a variant that raises its own error; the speaking variants raise the SDK's, so
+    dropping the anchor names one the shipped witness rejects."""
+    witness = Witness(
+        invariant="O",
+        step="answer",
+        expected="^no error$",
+        seen="^ScriptError: orchestrator: no turn \\d+ scripted for prompt '[^']*'$",
+        error="^ProviderError: [a-z0-9/]+: stale previous_response_id '[^']*'$",
+    )
+    found = FindingClass.model_validate(
+        {
+            "class": "model-asked-an-unscripted-turn",
+            "shown_by": ["x"],
+            "explanation": "a stale provider state makes the SDK ask its model again",
+            "witnesses": [witness],
+        }
+    )
+    raised = Violation("O", "o", 0, "no error", "AgentError: agent 'x' has no parked turn")
+    sample = Sample([VariantRun("bad-x", _run((raised, "answer")))])
+    assert challenged(found, 0, "anchor", sample)
+    assert any(
+        copy.violations[0][0].seen.startswith("ScriptError: orchestrator: no turn")
+        for copy, _ in spoken(sample.runs[0].run)
+    )
+    quiet = _run((replace(raised, invariant="I3", expected="pending a#1", seen="x"), "answer"))
+    assert not challenged(found, 0, "anchor", Sample([VariantRun("bad-x", quiet)]))
 
 
 def test_a_beside_is_dropped_alone_as_a_broadening_of_its_own() -> None:

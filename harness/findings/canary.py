@@ -25,14 +25,20 @@ holds no sub-agent turn), never a violation more: what a witness's ``beside`` na
 run's own violations, which no logging adds. They challenge the sentence patterns of anchored
 witnesses; they are not
 asked the first question (a variant that says what the SDK says at the step where it goes wrong as
-the SDK does is, to a witness, that bug)."""
+the SDK does is, to a witness, that bug).  The *speaking* variants (``spoken``) say in the SDKs'
+words what the variants raise, tell their models and name their questions, so that a witness whose
+sentence quotes those words is challenged too; they log as well, and are not asked the first
+question either."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from harness.checkers.records import brief
+from harness.checkers.violation import Violation
 from harness.findings.document import FindingClass, FindingsFile, Witness
 from harness.findings.patterns import required_literals
 from harness.findings.verdict import Observed, judge_findings
@@ -57,6 +63,7 @@ SDK_LIKE_ERRORS: Final = (
     "mailer: first request of a conversation with a previous_response_id",
     "ProviderError: mailer: stale previous_response_id 'resp-0a1b'",
     "ScriptError: orchestrator/mailer: no turn 2 scripted for prompt 'part 1'",
+    "ScriptError: orchestrator: no turn 3 scripted for prompt 'part 1'",
     "ValueError: Found AIMessages with tool_calls that do not have a corresponding ToolMessage. "
     "Here are the first few of those tool calls: [...]",
     "UserError: RunState completed tool invocation does not match a restored tool call and output.",
@@ -124,6 +131,119 @@ def logging(run: Observed) -> Observed:
         for step in run.steps
     )
     return replace(run, steps=steps)
+
+
+# What the SDKs (and the adapters, for them) raise where a step fails, and what they tell a model
+# in a failed call's result, in the words the shipped witnesses' sentences quote: the speaking
+# variants' words (``spoken``).
+SDK_LIKE_RAISED: Final = (*SDK_LIKE_ERRORS, "no confirmation is pending: nothing to answer")
+SDK_LIKE_TOLD: Final = (
+    "Agent 'mailer' is already processing a request",
+    "Agent error: 'str' object has no attribute 'get'",
+    "Agent error: orchestrator/mailer: first request of a conversation with a previous_response_id",
+    "Agent error: string indices must be integers, not 'str'",
+    "Agent 'mailer' did NOT run and the human's response was NOT applied: its interrupted turn is "
+    "not available. Do not retry the call.",
+    "Error: agent 'mailer' stopped waiting on unresolved long-running tool call(s) (pending call "
+    "ids: ['adk-<uuid>']), which AgentTool cannot resume because its nested session is discarded.",
+    "Error running sub-agent: Dynamic node mailer failed",
+    '{"result": null}',
+)
+
+
+def _innermost_call(name: str) -> str:
+    """The toolUseId of the call that asked, out of the reference's name of its question
+    (``harness.reference.naming``: ``...tool:<depth>.<toolUseId>:<question>``)."""
+    parts = name.rsplit(":", 2)
+    return parts[-2].split(".", 1)[-1] if len(parts) == 3 else name
+
+
+# How the SDKs name a question at the root, from the reference's name and its place among the
+# run's questions: strands (an interrupt id of the call that asked), LangGraph (lg-N), ADK
+# (confirm-N), openai-agents (agent, tool and call).
+SDK_LIKE_NAMES: Final[tuple[Callable[[str, int], str], ...]] = (
+    lambda name, _: f"v1:tool_call:{_innermost_call(name)}:4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a",
+    lambda _, number: f"lg-{number}",
+    lambda _, number: f"confirm-{number}",
+    lambda name, _: f"mailer:approval:{_innermost_call(name)}",
+)
+# a question named in a sentence (I3, I5, I9, I14, D: "<label>#<n> as '<name>'"); the
+# reference's names are percent-quoted, so never hold a quote
+_NAMED: Final = re.compile(r"as '([^']*)'")
+# a text a model got in a call's place, quoted as the checker quotes it (I2): where the checker
+# names any text it got (not where it names another call's result, or the action's own words)
+_TOLD: Final = re.compile(
+    r"^(.*'s model got )('.*'|\".*\")"
+    r"( under toolUseId ('[^']*'|\"[^\"]*\")(, not the call's answer)?)$"
+)
+
+
+def _reworded(
+    run: Observed, word: Callable[[Violation], Violation | None]
+) -> tuple[Observed, tuple[int, ...]] | None:
+    """``run`` with each violation ``word`` rewords (None: kept), and the positions reworded;
+    None where none is."""
+    violations = list(run.violations)
+    changed = []
+    for position, (violation, kind) in enumerate(run.violations):
+        worded = word(violation)
+        if worded is not None and worded != violation:
+            violations[position] = (worded, kind)
+            changed.append(position)
+    if not changed:
+        return None
+    return replace(run, violations=tuple(violations)), tuple(changed)
+
+
+def _raising(text: str) -> Callable[[Violation], Violation | None]:
+    def word(violation: Violation) -> Violation | None:
+        if violation.invariant != "O" or violation.expected != "no error":
+            return None
+        return replace(violation, seen=brief(text))  # as O shows what a step raised
+
+    return word
+
+
+def _telling(text: str) -> Callable[[Violation], Violation | None]:
+    def word(violation: Violation) -> Violation | None:
+        found = _TOLD.match(violation.seen) if violation.invariant == "I2" else None
+        if found is None:
+            return None
+        return replace(violation, seen=found.group(1) + repr(brief(text)) + found.group(3))
+
+    return word
+
+
+def _naming(name: Callable[[str, int], str]) -> Callable[[Violation], Violation | None]:
+    numbers: dict[str, int] = {}  # one run's questions, numbered as they are first named
+
+    def rename(found: re.Match[str]) -> str:
+        number = numbers.setdefault(found.group(1), len(numbers) + 1)
+        return f"as '{name(found.group(1), number)}'"
+
+    def word(violation: Violation) -> Violation | None:
+        expected = _NAMED.sub(rename, violation.expected)
+        return replace(violation, expected=expected, seen=_NAMED.sub(rename, violation.seen))
+
+    return word
+
+
+def spoken(run: Observed) -> Iterator[tuple[Observed, tuple[int, ...]]]:
+    """``run`` as variants that speak as the SDKs do would have recorded it, each with the
+    positions of the violations whose sentences it changed: one raising each error an SDK raises
+    (``SDK_LIKE_RAISED``) where the variant raised its own, one telling a model what an SDK tells
+    it in a call's place (``SDK_LIKE_TOLD``) where the variant told another text, one naming its
+    questions as each SDK names them (``SDK_LIKE_NAMES``).  Speaking changes nothing of what a
+    variant does: the same violations at the same steps, only the words an SDK chooses (its
+    errors, its results, the ids it shows) said in its words.  A witness whose sentence quotes an
+    SDK's words is challenged by them, as an anchored one is by the logging variants."""
+    words = [_raising(text) for text in SDK_LIKE_RAISED]
+    words += [_telling(text) for text in SDK_LIKE_TOLD]
+    words += [_naming(name) for name in SDK_LIKE_NAMES]
+    for word in words:
+        made = _reworded(run, word)
+        if made is not None:
+            yield made
 
 
 @dataclass(frozen=True)
@@ -337,19 +457,28 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
 
 
 class Sample:
-    """The variants' runs, and the logging variants' (``logging``), their generated runs'
-    violations indexed by invariant and step kind (what a witness names first)."""
+    """The variants' runs, the logging variants' (``logging``) and the speaking variants'
+    (``spoken``, each logging too), their generated runs' violations indexed by invariant and
+    step kind (what a witness names first).  Of a speaking variant's run only the violations its
+    words changed are indexed: the others are the variant's own, indexed already."""
 
     def __init__(self, runs: Iterable[VariantRun]) -> None:
         self.runs = tuple(runs)
-        self.logged = tuple(VariantRun(each.variant, logging(each.run)) for each in self.runs)
         self.index: dict[tuple[str, str], list[tuple[Observed, int]]] = {}
-        for each in self.runs + self.logged:
+        for each in self.runs:
             if not each.run.generated:
                 continue  # a class covers generated scenarios only
-            for position, (violation, kind) in enumerate(each.run.violations):
-                key = (violation.invariant, kind)
-                self.index.setdefault(key, []).append((each.run, position))
+            everything = tuple(range(len(each.run.violations)))
+            self._add(each.run, everything)
+            self._add(logging(each.run), everything)
+            for speaking, changed in spoken(each.run):
+                self._add(speaking, changed)
+                self._add(logging(speaking), changed)
+
+    def _add(self, run: Observed, positions: tuple[int, ...]) -> None:
+        for position in positions:
+            violation, kind = run.violations[position]
+            self.index.setdefault((violation.invariant, kind), []).append((run, position))
 
     def named(self, found: FindingClass, witness: Witness) -> Iterator[tuple[int, int]]:
         """Each violation (by its run's identity and position) ``witness`` of ``found`` names."""
