@@ -114,6 +114,8 @@ CAUGHT_BY = {
     # the twin-call family's (generated-twins-NNN): twins that act and answer each their own way
     # get each other's results
     "swap-twin-results": {"I2"},
+    # ... and twin calls of one sub-agent: the second turned away while the first is parked
+    "busy-sub-agent": {"I3"},
     # a resumed turn that had a result before its question (the effects family's lookups, a
     # sub-agent that answered beside one that asked) sent without that result
     "drop-restored-result": {"I16"},

@@ -228,6 +228,9 @@ CASES = (
         quiet=frozenset({"I3", "I4", "I10", "O"}),
     ),
     Case("swap-twin-results", regression("twin-calls-answer-order"), frozenset({"I2"})),
+    # a second call of one ephemeral sub-agent turned away while the first's turn is parked:
+    # its question never goes up (I3), the caller's model gets an error for its answer (I2)
+    Case("busy-sub-agent", regression("twin-calls"), frozenset({"I2", "I3"})),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
     Case(

@@ -85,6 +85,7 @@ from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgain
 from harness.targets.variants_processes import ProcessMemoryTool, forget
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
+    BusySubAgentTool,
     ForwardToAllTool,
     NoNamespacingTool,
     NoOwnershipCheckTool,
@@ -352,6 +353,13 @@ _ALL: Final = (
         "after a resume the results of twin calls of the same sub-agent (one model turn) are "
         "handed back crossed: each call gets the next twin's result",
         agent_class=SwapTwinResultsAgent,
+    ),
+    Variant(
+        "busy-sub-agent",
+        "an ephemeral sub-agent tool holds one sub-agent at a time: while one call's turn is "
+        "parked, another call of it (its twin in the same turn) is turned away with an error "
+        "result and never asks, as strands turns a second call of one agent tool away",
+        tool_class=BusySubAgentTool,
     ),
     Variant(
         "drop-restored-result",

@@ -17,6 +17,7 @@ from harness.reference.agent import (
     AgentResult,
     Completed,
     Interrupted,
+    ToolCall,
     ToolOutcome,
     ToolUse,
     call_key,
@@ -216,6 +217,24 @@ def _crossed(results: list[JSON], message: Message, tools: Mapping[str, object])
             if len(ids) > 1 and tool_use_id in by_id and twin in contents:
                 by_id[tool_use_id]["toolResult"]["content"] = contents[twin]
     return results
+
+
+class BusySubAgentTool(SubAgentTool):
+    """An ephemeral sub-agent tool holds one sub-agent at a time: while one call's turn is
+    parked in this process, every other call of the tool is turned away with an error result
+    and never asks its questions, as strands' agent tool turns a second call of one agent away
+    ("already processing a request").
+
+    Differs from the reference in ``run``, before it: a call the caller does not own a parked
+    turn under is turned away where another call's turn is parked in memory (a rebuilt tool,
+    after a restart, holds none).
+    """
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        busy = any(key != call.key for key in self.parked)
+        if self.live is None and busy and not self.owns(call.caller, call.key):
+            return Completed(f"sub-agent {self.name!r} is busy with another call", is_error=True)
+        return super().run(call)
 
 
 # --- answers: which question an answer is for ------------------------------------------------
