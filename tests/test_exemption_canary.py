@@ -1,7 +1,7 @@
 """The exemption canary: no shipped findings file may hide a known-bad variant of the reference.
 
-Every ``bad-*`` target (``harness.targets.variants``) runs on the regression files and every fourth
-scenario of the generated ci sample (what ``check --profile ci`` runs; ``harness.canary.EVERY``),
+Every ``bad-*`` target (``harness.targets.variants``) runs on the regression files and a part of
+the generated ci sample (what ``check --profile ci`` runs; ``harness.canary.part``),
 each run made once for the module; the histories are judged against every findings file in
 ``scenarios/findings/`` as if the variant were that file's target: its regression findings (by
 name and digest) and its classes (on the generated scenarios).  A variant whose bug only a real
@@ -81,7 +81,7 @@ CAUGHT_ELSEWHERE = canary.CAUGHT_ELSEWHERE
 VARIANTS = sorted(registry.variants())
 
 
-# Every EVERY-th scenario of the ci sample (harness.canary), or the whole of it and of the coverage
+# A part of the ci sample (harness.canary.part), or the whole of it and of the coverage
 # sample where the environment says so (HARNESS_CANARY=whole: tox -e canary-whole, the main job's).
 # For the first test below a part is stricter than the whole: a findings file hides a variant
 # when it excuses *all* of the variant's violations, and what excuses all of them on the whole
