@@ -568,6 +568,30 @@ def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
     assert broadened(implied, 0, "scenario-classes") is None  # nothing left to drop
 
 
+def test_a_sentence_naming_a_response_id_implies_a_stateful_provider() -> None:
+    """Only a stateful provider writes a response id (``PROVIDER_CLASSES``): a witness whose
+    sentence must name one names only ``stateful-provider`` scenarios, so that class is kept,
+    and a speaking variant says a provider's refusal only in a run of that class."""
+    inherited = Witness(
+        invariant="I7",
+        step="run",
+        expected='^[a-z0-9/]+: the first request of its call "[^"]*" carries no provider state '
+        "from an earlier call$",
+        seen='^[a-z0-9/]+: the first request of its call "[^"]*" carried provider state '
+        r"\(response_id\) from an earlier call$",
+    )
+    assert implied_classes(inherited) == {"stateful-provider"}
+    assert implied_classes(inherited.model_copy(update={"seen": "^.+ carried .+$"})) == set()
+    raised = Violation("O", "o", 0, "no error", "AgentError: agent 'x' has no parked turn")
+    stateless = _run((raised, "answer"))
+    stateful = replace(stateless, classes=frozenset({"stateful-provider"}))
+    said = [
+        {copy.violations[0][0].seen for copy, _ in spoken(run)} for run in (stateless, stateful)
+    ]
+    assert not [text for text in said[0] if "response_id" in text]
+    assert [text for text in said[1] if "response_id" in text]
+
+
 @pytest.mark.parametrize(
     ("pattern", "literals"),
     [

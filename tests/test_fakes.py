@@ -193,6 +193,19 @@ def test_a_refused_request_is_journaled_with_the_refusal_an_accepted_one_without
     assert refused["refused"] == "follow-up request without previous_response_id"
 
 
+def test_a_stateless_provider_refuses_no_response_id_and_writes_none() -> None:
+    """Only a stateful provider says a response id (harness.findings.canary.PROVIDER_CLASSES)."""
+    journal = AppendOnlyLog()
+    core = model(journal, TURNS)
+    model_state: dict[str, Any] = {"response_id": "resp-stale"}
+
+    core.next_turn([Prompt("q")], 1, model_state)
+    core.next_turn([Prompt("q"), Reply(marker("q", 0)), None], 3, model_state)
+
+    assert model_state == {"response_id": "resp-stale"}
+    assert not [record for record in journal.records() if "refused" in record]
+
+
 def test_a_stateless_model_leaves_the_model_state_alone() -> None:
     model_state = {"kept": True}
 

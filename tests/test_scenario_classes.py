@@ -15,7 +15,7 @@ import pytest
 from scenarios import corpus, coverage
 from scenarios.classes import classes_of, retries_happen
 from scenarios.loading import load_all, load_scenario, parse_scenario, regression_files
-from scenarios.model import Corrupt, Scenario
+from scenarios.model import Corrupt, Restart, Scenario
 from scenarios.oracle import CAUSE_CLASSES, Oracle
 
 
@@ -314,3 +314,16 @@ def test_a_failure_cause_the_oracle_writes_is_written_only_for_its_class() -> No
                 written[cause] += 1
                 assert recognised in classes_of(each), (name, cause)
     assert all(written.values()), written  # each cause is written somewhere: the test sees it
+
+
+def test_a_stateful_provider_is_in_the_first_tree_of_its_scenario() -> None:
+    """``PROVIDER_CLASSES`` (harness.findings.canary): only a stateful provider writes a response
+    id, and the class ``stateful-provider`` is read off a scenario's first tree; so no committed
+    scenario may deploy one that its first tree lacks (a deploy may not turn a provider
+    stateful), or a sentence naming a response id could come from a scenario outside the class."""
+    for name, each in every_committed_scenario():
+        trees = [each.tree] + [
+            step.tree for step in each.steps if isinstance(step, Restart) and step.tree is not None
+        ]
+        stateful = any(agent.stateful_provider for tree in trees for agent, _ in tree.walk())
+        assert not stateful or "stateful-provider" in classes_of(each), name

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
+from fakes.model import RESPONSE_ID
 from harness.checkers.records import brief
 from harness.checkers.violation import Violation
 from harness.findings.document import FindingClass, FindingsFile, Witness
@@ -151,6 +152,20 @@ SDK_LIKE_TOLD: Final = (
 )
 
 
+# Texts only the scripted provider writes, and only for an agent whose provider is stateful (its
+# response ids, in the model state a request carries and in its refusals of a request over one:
+# fakes.model.ScriptedModel): a sentence that must contain one names violations of that class's
+# scenarios alone, as a failure cause of CAUSE_CLASSES does (``implied_classes``), and a speaking
+# variant says one only in a run of that class, as an SDK passing on the provider's words would
+PROVIDER_CLASSES: Final = {RESPONSE_ID: "stateful-provider"}
+
+
+def _sayable(text: str, run: Observed) -> bool:
+    """Whether an SDK could say ``text`` in ``run``: not a stateful provider's words where no
+    provider is stateful (``PROVIDER_CLASSES``)."""
+    return all(name in run.classes for key, name in PROVIDER_CLASSES.items() if key in text)
+
+
 def _innermost_call(name: str) -> str:
     """The toolUseId of the call that asked, out of the reference's name of its question
     (``harness.reference.naming``: ``...tool:<depth>.<toolUseId>:<question>``)."""
@@ -236,9 +251,10 @@ def spoken(run: Observed) -> Iterator[tuple[Observed, tuple[int, ...]]]:
     questions as each SDK names them (``SDK_LIKE_NAMES``).  Speaking changes nothing of what a
     variant does: the same violations at the same steps, only the words an SDK chooses (its
     errors, its results, the ids it shows) said in its words.  A witness whose sentence quotes an
-    SDK's words is challenged by them, as an anchored one is by the logging variants."""
-    words = [_raising(text) for text in SDK_LIKE_RAISED]
-    words += [_telling(text) for text in SDK_LIKE_TOLD]
+    SDK's words is challenged by them, as an anchored one is by the logging variants.  What only a
+    stateful provider says is said only where one is (``_sayable``)."""
+    words = [_raising(text) for text in SDK_LIKE_RAISED if _sayable(text, run)]
+    words += [_telling(text) for text in SDK_LIKE_TOLD if _sayable(text, run)]
     words += [_naming(name) for name in SDK_LIKE_NAMES]
     for word in words:
         made = _reworded(run, word)
@@ -413,14 +429,20 @@ class Broadening:
 
 def implied_classes(witness: Witness) -> frozenset[str]:
     """The scenario classes of every scenario whose violation ``witness`` can name, read off the
-    witness alone: a violation at a re-send step is one of a scenario with a re-send, and the
+    witness alone: a violation at a re-send step is one of a scenario with a re-send; the
     oracle writes some failure causes only for the scenarios of one class
     (``scenarios.oracle.CAUSE_CLASSES``), so an expected sentence that must contain one names
-    that class's scenarios alone.  Dropping such a class from a class narrows nothing less."""
+    that class's scenarios alone; and the scripted provider writes a response id only where a
+    provider is stateful (``PROVIDER_CLASSES``), so a sentence that must name one does too.
+    Dropping such a class from a class narrows nothing less."""
     implied = {"resend"} if witness.step == "resend" else set()
-    literals = required_literals(witness.expected) if witness.expected is not None else ()
+    expected = required_literals(witness.expected) if witness.expected is not None else ()
     implied |= {
-        name for cause, name in CAUSE_CLASSES.items() if any(cause in text for text in literals)
+        name for cause, name in CAUSE_CLASSES.items() if any(cause in text for text in expected)
+    }
+    sentences = (*expected, *(required_literals(witness.seen) if witness.seen else ()))
+    implied |= {
+        name for text, name in PROVIDER_CLASSES.items() if any(text in said for said in sentences)
     }
     return frozenset(implied)
 
