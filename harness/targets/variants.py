@@ -357,8 +357,9 @@ _ALL: Final = (
     Variant(
         "busy-sub-agent",
         "an ephemeral sub-agent tool holds one sub-agent at a time: while one call's turn is "
-        "parked, another call of it (its twin in the same turn) is turned away with an error "
-        "result and never asks, as strands turns a second call of one agent tool away",
+        "parked in this process, any other call of it (its twin in the same turn, a retry) is "
+        "turned away with an error result and never asks, as strands turns a second call of one "
+        "agent tool away",
         tool_class=BusySubAgentTool,
     ),
     Variant(
