@@ -116,6 +116,9 @@ CAUGHT_BY = {
     "swap-twin-results": {"I2"},
     # ... and twin calls of one sub-agent: the second turned away while the first is parked
     "busy-sub-agent": {"I3"},
+    # the general family: a continuation stored past its turn's end (I7), and after a restart at
+    # the end the run differs from its control (D)
+    "ended-turn-not-stored": {"I7", "D"},
     # a resumed turn that had a result before its question (the effects family's lookups, a
     # sub-agent that answered beside one that asked) sent without that result
     "drop-restored-result": {"I16"},

@@ -40,7 +40,7 @@ import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import harness
 from harness.reference.agent import Agent, EventSink
@@ -55,7 +55,7 @@ from harness.reference.tree import (
     SubAgentSpec,
     Tree,
 )
-from harness.targets.base import Target, TargetInfo
+from harness.targets.base import Observation, Target, TargetInfo
 from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget, gate_for
 from harness.targets.variants_continuation import (
     DropConversationManagerStateTool,
@@ -117,6 +117,9 @@ class Variant:
     one_answer_for_all: bool = False
     # a sub-agent tool is named by its agent's name, never by its ``tool_name``
     tools_named_by_agent: bool = False
+    # the root session is stored only while its turn is interrupted: a turn that ends leaves the
+    # store as the last interrupt left it
+    stores_only_interrupted: bool = False
 
     @property
     def name(self) -> str:
@@ -205,6 +208,17 @@ class VariantSession(ReferenceSession):
     def _write_ahead(self, persisted: bytes) -> None:
         if self.variant.write_ahead:
             super()._write_ahead(persisted)
+
+    def _step(self, call: Any) -> Observation:
+        """The reference's step; a variant that stores only interrupted turns
+        (``stores_only_interrupted``) puts back what the store held before a step that ended the
+        turn."""
+        before = self.store.get(self.key)
+        observation = super()._step(call)
+        ended = observation.stop_reason == "end_turn"
+        if self.variant.stores_only_interrupted and ended and before is not None:
+            self.store.put(self.key, before)  # what the last interrupt stored stays
+        return observation
 
     def _build(self, key: str = TREE_KEY, shared: dict[str, SubAgentTool] | None = None) -> Tree:
         return VariantTree(
@@ -361,6 +375,13 @@ _ALL: Final = (
         "turned away with an error result and never asks, as strands turns a second call of one "
         "agent tool away",
         tool_class=BusySubAgentTool,
+    ),
+    Variant(
+        "ended-turn-not-stored",
+        "the root session is stored only while its turn is interrupted: a turn that ends leaves "
+        "the store as its last interrupt left it, so a restart after the end brings back that "
+        "interrupted turn (the next prompt is refused) or none (the conversation starts over)",
+        stores_only_interrupted=True,
     ),
     Variant(
         "drop-restored-result",
