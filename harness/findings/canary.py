@@ -137,7 +137,12 @@ def logging(run: Observed) -> Observed:
 # What the SDKs (and the adapters, for them) raise where a step fails, and what they tell a model
 # in a failed call's result, in the words the shipped witnesses' sentences quote: the speaking
 # variants' words (``spoken``).
-SDK_LIKE_RAISED: Final = (*SDK_LIKE_ERRORS, "no confirmation is pending: nothing to answer")
+SDK_LIKE_RAISED: Final = (
+    *SDK_LIKE_ERRORS,
+    "no confirmation is pending: nothing to answer",
+    "no response given",
+    "a run is waiting for approvals: answer it first",
+)
 SDK_LIKE_TOLD: Final = (
     "Agent 'mailer' is already processing a request",
     "Agent error: 'str' object has no attribute 'get'",
