@@ -285,9 +285,10 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
     assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)
 
 
-def _run(*violations: tuple[Violation, str]) -> Observed:
+def _run(*violations: tuple[Violation, str], classes: frozenset[str] = frozenset()) -> Observed:
+    """A generated run of a variant with ``violations``, each at a step of its own kind."""
     steps = tuple(Evidence(kind, violated=(violation.invariant,)) for violation, kind in violations)
-    return Observed("g-1", "sha256:" + "0" * 64, frozenset(), violations, steps, True)
+    return Observed("g-1", "sha256:" + "0" * 64, classes, violations, steps, True)
 
 
 def test_a_speaking_variant_changes_only_the_words_an_sdk_chooses() -> None:
@@ -316,9 +317,13 @@ def test_a_speaking_variant_changes_only_the_words_an_sdk_chooses() -> None:
     )
     again = Violation("I9", "p", 2, "still pending a#1 as 'sub:0.call-1:tool:1.t1:approval'", "x")
     run = _run(
-        (raised, "answer"), (told, "run"), (wrong_call, "run"), (named, "answer"), (again, "answer")
+        (raised, "answer"),
+        (told, "run"),
+        (wrong_call, "run"),
+        (named, "answer"),
+        (again, "answer"),
+        classes=frozenset({"stateful-provider"}),  # where every SDK word may be said
     )
-    run = replace(run, classes=frozenset({"stateful-provider"}))  # every SDK word may be said
     copies = list(spoken(run))
     for copy, changed in copies:
         assert copy.steps is run.steps
@@ -446,9 +451,7 @@ def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged
     lost = replace(swapped, seen="pending a#1 (missing b#1)")
 
     def sample(violation: Violation, classes: frozenset[str]) -> Sample:
-        steps = (Evidence("answer", violated=("I3",)),)
-        run = Observed("g-1", "sha256:" + "0" * 64, classes, ((violation, "answer"),), steps, True)
-        return Sample([VariantRun("bad-x", run)])
+        return Sample([VariantRun("bad-x", _run((violation, "answer"), classes=classes))])
 
     between = frozenset({"restart-between-answers"})
     assert challenged(found, 0, "pattern", sample(swapped, between))
@@ -585,7 +588,7 @@ def test_a_sentence_naming_a_response_id_implies_a_stateful_provider() -> None:
     assert implied_classes(inherited.model_copy(update={"seen": "^.+ carried .+$"})) == set()
     raised = Violation("O", "o", 0, "no error", "AgentError: agent 'x' has no parked turn")
     stateless = _run((raised, "answer"))
-    stateful = replace(stateless, classes=frozenset({"stateful-provider"}))
+    stateful = _run((raised, "answer"), classes=frozenset({"stateful-provider"}))
     said = [
         {copy.violations[0][0].seen for copy, _ in spoken(run)} for run in (stateless, stateful)
     ]
