@@ -431,6 +431,34 @@ def test_what_the_violation_beside_saw_is_dropped_alone_first() -> None:
     assert (anchorless[1].beside, anchorless[1].beside_seen) == (None, None)
 
 
+def test_anchors_kept_to_steps_up_to_the_violations_are_let_come_later_as_a_broadening() -> None:
+    """A witness whose anchors must be seen by the violation's step (``anchored_by_then``) is
+    broadened by letting them come from any step of their kind; a witness without it has no such
+    broadening, and "anchor" drops it with the anchors."""
+    witness = Witness(
+        invariant="I10",
+        step="answer",
+        seen="^a pending once$",
+        beside="^I3$",
+        anchored_at="answer",
+        anchored_by_then=True,
+    )
+    found = FindingClass.model_validate(
+        {
+            "class": "hidden-question",
+            "shown_by": ["x"],
+            "explanation": "a question shown a step late",
+            "witnesses": [witness, witness.model_copy(update={"anchored_by_then": False})],
+        }
+    )
+    made = broadened(found, 0, "by-then")
+    assert made == (found, witness.model_copy(update={"anchored_by_then": False}))
+    assert broadened(found, 1, "by-then") is None
+    anchorless = broadened(found, 0, "anchor")
+    assert anchorless is not None
+    assert (anchorless[1].anchored_at, anchorless[1].anchored_by_then) == (None, False)
+
+
 def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged() -> None:
     """No variant logs a violation, so a ``beside`` would keep every variant run without a
     restart's I5 out of a broadened pattern as well as the shipped one: the broadened pattern is

@@ -645,6 +645,32 @@ def test_a_beside_anchor_names_another_violation_of_the_run_at_the_step(
 
 
 @pytest.mark.parametrize(
+    ("differs_at", "by_then", "excused"),
+    [
+        (2, True, True),  # the I5 was seen before the I2 at step 3
+        (3, True, True),  # at its own step
+        (4, True, False),  # only after it: what the bug shows first came later
+        (4, False, True),  # anchored_at alone names any answer step of the run
+    ],
+)
+def test_anchored_by_then_keeps_the_anchors_to_steps_up_to_the_violations(
+    tmp_path: Path, differs_at: int, by_then: bool, excused: bool
+) -> None:
+    text = BY_BESIDE + "        anchored_at: answer\n"
+    text += "        anchored_by_then: true\n" if by_then else ""
+    late = replace(OTHER_ACTION, step=3)
+    run = _beside_run(late, replace(DIFFERS, step=differs_at))
+    verdict = judge_findings(document_of(tmp_path, RECORDED + text), [run])
+    assert (late in [item.violation for item in verdict.expected]) is excused
+
+
+def test_anchored_by_then_without_anchored_at_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FindingsFileError) as refused:
+        document_of(tmp_path, RECORDED + BY_BESIDE + "        anchored_by_then: true\n")
+    assert "it needs anchored_at" in str(refused.value)
+
+
+@pytest.mark.parametrize(
     ("beside_seen", "excused"),
     [
         ("^ran: x$", True),  # the I5 beside saw what it names

@@ -35,6 +35,7 @@ The format::
             beside_seen: '^pending .+ [(]missing [^;]+[)]$'  # optional: what that one saw
             anchored_at: answer     # optional: the anchors were recorded at a step of this kind
                                     # in the run (default: at the violation's own step)
+            anchored_by_then: true  # optional: ... no later than the violation's own step
             sometimes: true         # optional: a race in the SDK shows it in some runs only
             releases: '>=1.62.0'    # optional (also on a finding, a class): which releases
     classes:                        # the same bugs as they show in generated scenarios
@@ -56,7 +57,7 @@ at the root from the run's start to its end (``label as 'id'`` each), ``beside``
 of another violation of the run at that step (never the violation itself), ``beside_seen`` what
 that violation saw (its seen sentence); all at one step, of
 this run, never of its restart-free control.  ``anchored_at`` moves the anchors to any step of the
-kind it names in the run.
+kind it names in the run (``anchored_by_then``: up to the violation's own).
 Patterns must be anchored (start with ``^``, end with ``$``, no top-level ``|``) and are matched
 with ``re.fullmatch``; a witness gives at least one of ``expected``, ``seen`` and ``error`` (a
 ``result``, ``warning``, ``stored``, ``shown`` or ``beside`` only narrows), and none may match

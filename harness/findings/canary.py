@@ -11,7 +11,8 @@ each release it names) on the variants' runs, recorded once (``tests/test_exempt
   the variant does not, a scenario class), never a weaker canary.
 * **Unchallenged broadenings.** Each class witness broadened each way ``BROADENINGS`` names (its
   sentence patterns replaced by ``BROAD``, which validation accepts yet which matches nearly every
-  sentence; its anchors dropped; its ``beside`` dropped alone; its class's scenario classes
+  sentence; its anchors dropped; its ``beside`` dropped alone; its anchors let come from a later
+  step than the violation's where it keeps them to earlier ones; its class's scenario classes
   dropped) must then name some variant's violation
   that the shipped witness rejects: else nothing shows the witness is any narrower than its
   broadening, and a broadened copy would pass the canary as well as the shipped one.
@@ -407,8 +408,10 @@ def unnarrowed(document: FindingsFile) -> list[str]:
 # "beside" drops that anchor alone, where the witness has others too (with none other, it is
 # "anchor"): what stands beside a violation must be challenged on its own, as the one anchor a
 # logging variant cannot say (it is a violation of the run, not a record of it); where the
-# witness also names what that violation saw (``beside_seen``), it drops that alone
-BROADENINGS: Final = ("pattern", "anchor", "beside", "scenario-classes")
+# witness also names what that violation saw (``beside_seen``), it drops that alone; "by-then"
+# lets the anchors of a witness that keeps them to steps up to the violation's
+# (``anchored_by_then``) come from any step of their kind again
+BROADENINGS: Final = ("pattern", "anchor", "beside", "by-then", "scenario-classes")
 
 
 @dataclass(frozen=True, order=True)
@@ -470,12 +473,16 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
         if witness.beside is None or not alone.anchored:
             return None
         return found, alone
+    if how == "by-then":
+        if not witness.anchored_by_then:
+            return None
+        return found, witness.model_copy(update={"anchored_by_then": False})
     if how == "anchor":
         if not witness.anchored:
             return None
         update: dict[str, Any] = {"error": None, "result": None, "warning": None}
         update |= {"stored": None, "shown": None, "beside": None, "beside_seen": None}
-        update["anchored_at"] = None
+        update |= {"anchored_at": None, "anchored_by_then": False}
         if witness.expected is None and witness.seen is None:
             update["seen"] = BROAD  # an error alone: nothing would be left to name
         return found, witness.model_copy(update=update)

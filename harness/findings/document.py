@@ -56,15 +56,17 @@ class Evidence:
 
 
 def evidence_for(
-    steps: Sequence[Evidence], step: int | None, anchored_at: str | None
+    steps: Sequence[Evidence], step: int | None, anchored_at: str | None, by_then: bool = False
 ) -> tuple[Evidence, ...]:
     """The steps whose evidence may anchor a witness of a violation at ``step``: that step
     alone, or, when the witness names a step kind (``anchored_at``), every step of that kind in
-    the run (a bug often shows before the error that names it is logged, or after).  Never the
-    restart-free control's: it is not this run."""
+    the run (a bug often shows before the error that names it is logged, or after), or only
+    those up to ``step`` itself (``by_then``: what the bug shows first).  Never the restart-free
+    control's: it is not this run."""
     if anchored_at is None:
         return (steps[step],) if step is not None and 0 <= step < len(steps) else ()
-    return tuple(item for item in steps if item.kind == anchored_at)
+    last = len(steps) - 1 if step is None or not by_then else step
+    return tuple(item for item in steps[: last + 1] if item.kind == anchored_at)
 
 
 def besides(steps: Sequence[Evidence], violation: Violation) -> tuple[Evidence, ...]:
@@ -118,6 +120,7 @@ class Witness(BaseModel):
     beside: str | None = None  # another violation's invariant at that step (Evidence.violated)
     beside_seen: str | None = None  # and what that violation saw (Evidence.violated_seen)
     anchored_at: StepKind | None = None  # where the error/result/warning/stored was recorded
+    anchored_by_then: bool = False  # ... at a step of that kind no later than the violation's
     sometimes: bool = False
     releases: str | None = None  # the releases it applies to (harness.findings.releases)
 
@@ -169,6 +172,11 @@ class Witness(BaseModel):
                 "anchored_at names where an error, result, warning, stored, shown or beside was "
                 "recorded"
             )
+        if self.anchored_by_then and self.anchored_at is None:
+            raise ValueError(
+                "anchored_by_then keeps the steps anchored_at names to those up to the "
+                "violation's own: it needs anchored_at"
+            )
         return self
 
     @property
@@ -211,6 +219,7 @@ class Witness(BaseModel):
                 steps if self.beside is None else besides(steps, violation),
                 violation.step,
                 self.anchored_at,
+                self.anchored_by_then,
             )
         )
 
@@ -231,6 +240,9 @@ class Witness(BaseModel):
             if self.step != "none"
             else f"{self.invariant} run-wide"
         ]
+        where = self.anchored_at and f"{self.anchored_at} step"
+        if where and self.anchored_by_then:
+            where += " no later than its own"
         parts += [
             f"{key} {value}"
             for key, value in (
@@ -243,7 +255,7 @@ class Witness(BaseModel):
                 ("shown", self.shown),
                 ("beside", self.beside),
                 ("beside_seen", self.beside_seen),
-                ("recorded at a", self.anchored_at and f"{self.anchored_at} step"),
+                ("recorded at a", where),
             )
             if value is not None
         ]
