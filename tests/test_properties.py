@@ -116,6 +116,8 @@ CAUGHT_BY = {
     "swap-twin-results": {"I2"},
     # ... and twin calls of one sub-agent: the second turned away while the first is parked
     "busy-sub-agent": {"I3"},
+    # ... or turned away for any earlier call of it in the message, whatever that call did
+    "one-call-per-message": {"I3"},
     # the general family: a continuation stored past its turn's end (I7), and after a restart at
     # the end the run differs from its control (D)
     "ended-turn-not-stored": {"I7", "D"},

@@ -231,6 +231,14 @@ CASES = (
     # a second call of one ephemeral sub-agent turned away while the first's turn is parked:
     # its question never goes up (I3), the caller's model gets an error for its answer (I2)
     Case("busy-sub-agent", regression("twin-calls"), frozenset({"I2", "I3"})),
+    # ... and turned away whenever an earlier call of the message stands, where the first twin
+    # answered at once and the second was the one to ask: its question is never shown at depth
+    # (I3, I11), its approval never delivered (I2), and the turn ends without it (O)
+    Case(
+        "one-call-per-message",
+        regression("deep-twin-calls-the-asking-one-turned-away"),
+        frozenset({"I2", "I3", "I11", "O"}),
+    ),
     # a turn that ends is not stored: its continuation outlives the turn in the store (I7), and a
     # restart after the end brings back the interrupted turn, so the next prompt is refused (O)
     # and the run differs from its control (D, I5)

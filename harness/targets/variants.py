@@ -89,6 +89,7 @@ from harness.targets.variants_routing import (
     ForwardToAllTool,
     NoNamespacingTool,
     NoOwnershipCheckTool,
+    OneCallPerMessageTool,
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
     StaleAnswerEndsTheTurnAgent,
@@ -375,6 +376,14 @@ _ALL: Final = (
         "turned away with an error result and never asks, as strands turns a second call of one "
         "agent tool away",
         tool_class=BusySubAgentTool,
+    ),
+    Variant(
+        "one-call-per-message",
+        "an ephemeral sub-agent tool runs one call of a model message: the message's calls start "
+        "at once, and every later call of it in the message is turned away with an error result "
+        "and never asks, whether the first asked or answered, as strands' concurrent tool calls "
+        "find its agent tool already processing a request",
+        tool_class=OneCallPerMessageTool,
     ),
     Variant(
         "ended-turn-not-stored",

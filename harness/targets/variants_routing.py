@@ -237,6 +237,41 @@ class BusySubAgentTool(SubAgentTool):
         return super().run(call)
 
 
+class OneCallPerMessageTool(SubAgentTool):
+    """An ephemeral sub-agent tool runs one call of a model message at a time, and the message's
+    calls all start at once: every call of it after the first in one message is turned away with
+    an error result and never asks, whether the first asked or answered at once, as strands runs
+    a turn's tool calls concurrently and its agent tool turns away the one that finds the agent
+    running ("already processing a request").
+
+    Differs from the reference in ``run``, before it: a call after the first of this tool in its
+    model message is turned away, unless it resumes a turn of its own.
+    """
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        mine = [use for use in _message_of(call) if use.name == self.name]
+        later = bool(mine) and mine[0] != call.use
+        if self.live is None and later and not self.owns(call.caller, call.key):
+            return Completed(f"sub-agent {self.name!r} is running another call", is_error=True)
+        return super().run(call)
+
+
+def _message_of(call: ToolCall) -> list[ToolUse]:
+    """The calls of the model message ``call`` is one of (the caller's latest that makes it), in
+    the order they start."""
+    for message in reversed(call.caller.messages):
+        uses = [
+            ToolUse(
+                block["toolUse"]["toolUseId"], block["toolUse"]["name"], block["toolUse"]["input"]
+            )
+            for block in message["content"]
+            if "toolUse" in block
+        ]
+        if call.use in uses:
+            return uses
+    return []
+
+
 # --- answers: which question an answer is for ------------------------------------------------
 
 
