@@ -51,7 +51,12 @@ SHARED_BY_TWO_SESSIONS = [
     "two-sessions-nested-provider-state",
 ]
 ALSO_CAUGHT_BY = {
-    "retry-continues-parked": SHARED_BY_TWO_SESSIONS,
+    # ... and a retried call whose first attempt parked and was restored: its retry continues
+    # that turn wherever the retry comes, after a re-sent approval too
+    "retry-continues-parked": [
+        "re-sent-approval-answers-the-retrys-question",
+        *SHARED_BY_TWO_SESSIONS,
+    ],
     "parked-by-shared-key": SHARED_BY_TWO_SESSIONS[1:],
     "provider-state-on-the-tool": [
         "ephemeral-call-after-a-restart",
