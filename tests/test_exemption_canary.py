@@ -629,6 +629,21 @@ def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
     assert broadened(implied, 0, "scenario-classes") is None  # nothing left to drop
 
 
+def test_anchors_recorded_at_a_re_send_imply_a_scenario_with_one() -> None:
+    """A witness whose anchors must have been recorded at a re-send step (``anchored_at``) names
+    only violations of scenarios with a re-send, whatever step it is at itself."""
+    later = Witness(
+        invariant="I2",
+        step="answer",
+        expected="^[a-z-]+ runs once$",
+        seen="^[a-z-]+ ran 0 times: approval not delivered$",
+        result="^[a-z/]+: [a-z-]+: done$",
+        anchored_at="resend",
+    )
+    assert implied_classes(later) == {"resend"}
+    assert implied_classes(later.model_copy(update={"anchored_at": "answer"})) == frozenset()
+
+
 def test_a_sentence_naming_a_response_id_implies_a_stateful_provider() -> None:
     """Only a stateful provider writes a response id (``PROVIDER_CLASSES``): a witness whose
     sentence must name one names only ``stateful-provider`` scenarios, so that class is kept,

@@ -437,13 +437,14 @@ class Broadening:
 
 def implied_classes(witness: Witness) -> frozenset[str]:
     """The scenario classes of every scenario whose violation ``witness`` can name, read off the
-    witness alone: a violation at a re-send step is one of a scenario with a re-send; the
+    witness alone: a violation at a re-send step, or one whose anchors were recorded at a re-send
+    step (``anchored_at``), is one of a scenario with a re-send; the
     oracle writes some failure causes only for the scenarios of one class
     (``scenarios.oracle.CAUSE_CLASSES``), so an expected sentence that must contain one names
     that class's scenarios alone; and the scripted provider writes a response id only where a
     provider is stateful (``PROVIDER_CLASSES``), so a sentence that must name one does too.
     Dropping such a class from a class narrows nothing less."""
-    implied = {"resend"} if witness.step == "resend" else set()
+    implied = {"resend"} if "resend" in (witness.step, witness.anchored_at) else set()
     expected = required_literals(witness.expected) if witness.expected is not None else ()
     implied |= {
         name for cause, name in CAUSE_CLASSES.items() if any(cause in text for text in expected)
