@@ -245,6 +245,14 @@ CASES = (
     Case(
         "ended-turn-not-stored", regression("restart-anywhere"), frozenset({"D", "I5", "I7", "O"})
     ),
+    # a preserve_context session left out of the store once its turn ends: after a restart
+    # while nothing waits, its next call starts without its history (I6) and its question is
+    # named as a first call's (I5, D)
+    Case(
+        "idle-session-not-stored",
+        regression("preserve-context-history-across-an-idle-restart"),
+        frozenset({"D", "I5", "I6"}),
+    ),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
     Case(

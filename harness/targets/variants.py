@@ -37,6 +37,7 @@ place of the reference's, and ``VARIANTS`` names each variant by its slug.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,6 +122,8 @@ class Variant:
     # the root session is stored only while its turn is interrupted: a turn that ends leaves the
     # store as the last interrupt left it
     stores_only_interrupted: bool = False
+    # a preserve_context sub-agent's session is stored only while its turn is interrupted
+    sessions_only_while_parked: bool = False
 
     @property
     def name(self) -> str:
@@ -157,6 +160,21 @@ class VariantTree(Tree):
             effect_tool=effect_tool,
             shared_tools=shared_tools,
         )
+
+    def persist(self) -> bytes:
+        """The reference's store; a variant that stores sessions only while they wait
+        (``sessions_only_while_parked``) leaves out every sub-agent session whose turn is not
+        interrupted."""
+        persisted = super().persist()
+        if not self.variant.sessions_only_while_parked:
+            return persisted
+        document = json.loads(persisted)
+        document["sessions"] = {
+            path: session
+            for path, session in document["sessions"].items()
+            if session["interrupt_state"]["activated"]
+        }
+        return json.dumps(document, sort_keys=True, ensure_ascii=False).encode()
 
     def answered_by_one(self, pending: list[str]) -> list[str]:
         if self.variant.one_answer_for_all:
@@ -391,6 +409,14 @@ _ALL: Final = (
         "the store as its last interrupt left it, so a restart after the end brings back that "
         "interrupted turn (the next prompt is refused) or none (the conversation starts over)",
         stores_only_interrupted=True,
+    ),
+    Variant(
+        "idle-session-not-stored",
+        "a preserve_context sub-agent's session is stored only while its turn is interrupted: "
+        "once the turn ends its conversation is left out of the store, so after a restart its "
+        "next call starts without its history, as a framework that keeps a sub-agent's "
+        "conversation only in its continuation",
+        sessions_only_while_parked=True,
     ),
     Variant(
         "drop-restored-result",
