@@ -314,6 +314,21 @@ def test_a_logging_variant_changes_no_violation_only_what_its_steps_recorded() -
     assert set(SDK_LIKE_SHOWN) <= set(logged.steps[0].shown)
 
 
+def _one_class(
+    name: str, explanation: str, *witnesses: Witness, scenario_classes: tuple[str, ...] = ()
+) -> FindingClass:
+    """A class of ``witnesses``, shown by a regression file named ``x``."""
+    return FindingClass.model_validate(
+        {
+            "class": name,
+            "shown_by": ["x"],
+            "scenario_classes": list(scenario_classes),
+            "explanation": explanation,
+            "witnesses": list(witnesses),
+        }
+    )
+
+
 def _run(*violations: tuple[Violation, str], classes: frozenset[str] = frozenset()) -> Observed:
     """A generated run of a variant with ``violations``, each at a step of its own kind."""
     steps = tuple(Evidence(kind, violated=(violation.invariant,)) for violation, kind in violations)
@@ -393,13 +408,10 @@ def test_a_witness_quoting_an_sdks_words_is_challenged_by_the_speaking_variants(
         seen="^ScriptError: orchestrator: no turn \\d+ scripted for prompt '[^']*'$",
         error="^ProviderError: [a-z0-9/]+: stale previous_response_id '[^']*'$",
     )
-    found = FindingClass.model_validate(
-        {
-            "class": "model-asked-an-unscripted-turn",
-            "shown_by": ["x"],
-            "explanation": "a stale provider state makes the SDK ask its model again",
-            "witnesses": [witness],
-        }
+    found = _one_class(
+        "model-asked-an-unscripted-turn",
+        "a stale provider state makes the SDK ask its model again",
+        witness,
     )
     raised = Violation("O", "o", 0, "no error", "AgentError: agent 'x' has no parked turn")
     sample = Sample([VariantRun("bad-x", _run((raised, "answer")))])
@@ -416,13 +428,11 @@ def test_a_beside_is_dropped_alone_as_a_broadening_of_its_own() -> None:
     """Dropping a witness's ``beside`` is a broadening the canary challenges: alone where the
     witness has another anchor, with every anchor where it is the only one."""
     witness = Witness(invariant="I3", step="answer", seen="^pending a#1$", beside="^I5$")
-    found = FindingClass.model_validate(
-        {
-            "class": "lost-resume",
-            "shown_by": ["x"],
-            "explanation": "a restart loses the resume",
-            "witnesses": [witness, witness.model_copy(update={"stored": "^nothing$"})],
-        }
+    found = _one_class(
+        "lost-resume",
+        "a restart loses the resume",
+        witness,
+        witness.model_copy(update={"stored": "^nothing$"}),
     )
     assert broadened(found, 0, "beside") is None  # the only anchor: "anchor" drops it
     assert broadened(found, 0, "anchor") == (found, witness.model_copy(update={"beside": None}))
@@ -444,14 +454,7 @@ def test_what_the_violation_beside_saw_is_dropped_alone_first() -> None:
         beside="^I3$",
         beside_seen="^pending a#1 \\(missing b#1\\)$",
     )
-    found = FindingClass.model_validate(
-        {
-            "class": "hidden-question",
-            "shown_by": ["x"],
-            "explanation": "a question shown a step late",
-            "witnesses": [witness],
-        }
-    )
+    found = _one_class("hidden-question", "a question shown a step late", witness)
     made = broadened(found, 0, "beside")
     assert made is not None
     assert (made[1].beside, made[1].beside_seen) == ("^I3$", None)
@@ -472,13 +475,11 @@ def test_anchors_kept_to_steps_up_to_the_violations_are_let_come_later_as_a_broa
         anchored_at="answer",
         anchored_by_then=True,
     )
-    found = FindingClass.model_validate(
-        {
-            "class": "hidden-question",
-            "shown_by": ["x"],
-            "explanation": "a question shown a step late",
-            "witnesses": [witness, witness.model_copy(update={"anchored_by_then": False})],
-        }
+    found = _one_class(
+        "hidden-question",
+        "a question shown a step late",
+        witness,
+        witness.model_copy(update={"anchored_by_then": False}),
     )
     made = broadened(found, 0, "by-then")
     assert made == (found, witness.model_copy(update={"anchored_by_then": False}))
@@ -495,14 +496,11 @@ def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged
     witness = Witness(
         invariant="I3", step="answer", seen="^pending a#1 \\(missing b#1\\)$", beside="^I5$"
     )
-    found = FindingClass.model_validate(
-        {
-            "class": "lost-resume",
-            "shown_by": ["x"],
-            "scenario_classes": ["restart-between-answers"],
-            "explanation": "a restart loses the resume",
-            "witnesses": [witness],
-        }
+    found = _one_class(
+        "lost-resume",
+        "a restart loses the resume",
+        witness,
+        scenario_classes=("restart-between-answers",),
     )
     swapped = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (extra c#1)")
     lost = replace(swapped, seen="pending a#1 (missing b#1)")
@@ -609,14 +607,13 @@ def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
         seen="^failure was silent$",
     )
     loose = gone.model_copy(update={"expected": "^an error is raised or logged: .+$"})
-    found = FindingClass.model_validate(
-        {
-            "class": "gone-call",
-            "shown_by": ["x"],
-            "scenario_classes": ["resend", "deploy-skew", "twin-calls"],
-            "explanation": "a deploy drops the call silently",
-            "witnesses": [gone, loose, loose.model_copy(update={"step": "answer"})],
-        }
+    found = _one_class(
+        "gone-call",
+        "a deploy drops the call silently",
+        gone,
+        loose,
+        loose.model_copy(update={"step": "answer"}),
+        scenario_classes=("resend", "deploy-skew", "twin-calls"),
     )
     assert implied_classes(gone) == {"resend", "deploy-skew"}
     kept = [broadened(found, position, "scenario-classes") for position in range(3)]
