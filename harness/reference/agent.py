@@ -268,7 +268,7 @@ class Agent:
         while True:
             assistant = self._model_turn(work)
             self._append(work, assistant)
-            if not _tool_uses(assistant):
+            if not tool_uses(assistant):
                 text = "".join(block["text"] for block in assistant["content"] if "text" in block)
                 self.emit({"type": "result", "agent": self.name, "text": text})
                 return AgentResult("end_turn", text, ())
@@ -391,7 +391,8 @@ def _recorded(
     ]
 
 
-def _tool_uses(message: Message) -> list[ToolUse]:
+def tool_uses(message: Message) -> list[ToolUse]:
+    """The tool calls a model message makes, in its order."""
     return [
         ToolUse(
             tool_use_id=block["toolUse"]["toolUseId"],
@@ -405,7 +406,7 @@ def _tool_uses(message: Message) -> list[ToolUse]:
 
 def _pending_uses(tool_use_message: Message, results_so_far: list[JSON]) -> list[ToolUse]:
     done = {result["toolResult"]["toolUseId"] for result in results_so_far}
-    return [use for use in _tool_uses(tool_use_message) if use.tool_use_id not in done]
+    return [use for use in tool_uses(tool_use_message) if use.tool_use_id not in done]
 
 
 def _public(interrupt: Interrupt) -> dict[str, JSON]:

@@ -21,6 +21,7 @@ from harness.reference.agent import (
     ToolOutcome,
     ToolUse,
     call_key,
+    tool_uses,
 )
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.naming import NotANestedId, root_visible_id, split_root_visible_id
@@ -260,13 +261,7 @@ def _message_of(call: ToolCall) -> list[ToolUse]:
     """The calls of the model message ``call`` is one of (the caller's latest that makes it), in
     the order they start."""
     for message in reversed(call.caller.messages):
-        uses = [
-            ToolUse(
-                block["toolUse"]["toolUseId"], block["toolUse"]["name"], block["toolUse"]["input"]
-            )
-            for block in message["content"]
-            if "toolUse" in block
-        ]
+        uses = tool_uses(message)
         if call.use in uses:
             return uses
     return []
