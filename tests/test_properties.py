@@ -118,6 +118,8 @@ CAUGHT_BY = {
     "busy-sub-agent": {"I3"},
     # ... or turned away for any earlier call of it in the message, whatever that call did
     "one-call-per-message": {"I3"},
+    # the restore family's corrupted turns: a refused answer is shown attached to its questions
+    "refused-answer-attached": {"I12"},
     # the general family: a continuation stored past its turn's end (I7), and after a restart at
     # the end the run differs from its control (D)
     "ended-turn-not-stored": {"I7", "D"},

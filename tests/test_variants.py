@@ -239,6 +239,8 @@ CASES = (
         regression("deep-twin-calls-the-asking-one-turned-away"),
         frozenset({"I2", "I3", "I11", "O"}),
     ),
+    # a refused answer stays attached to the questions it named, still pending (I12 alone)
+    Case("refused-answer-attached", regression("schema-skew-answer-re-sent"), frozenset({"I12"})),
     # a turn that ends is not stored: its continuation outlives the turn in the store (I7), and a
     # restart after the end brings back the interrupted turn, so the next prompt is refused (O)
     # and the run differs from its control (D, I5)

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -56,7 +56,7 @@ from harness.reference.tree import (
     SubAgentSpec,
     Tree,
 )
-from harness.targets.base import Observation, Target, TargetInfo
+from harness.targets.base import Observation, PendingInterrupt, Target, TargetInfo
 from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget, gate_for
 from harness.targets.variants_continuation import (
     DropConversationManagerStateTool,
@@ -124,6 +124,8 @@ class Variant:
     stores_only_interrupted: bool = False
     # a preserve_context sub-agent's session is stored only while its turn is interrupted
     sessions_only_while_parked: bool = False
+    # an answer refused loudly stays attached to the questions it named, which the root shows
+    refused_answers_attached: bool = False
 
     @property
     def name(self) -> str:
@@ -238,6 +240,20 @@ class VariantSession(ReferenceSession):
         if self.variant.stores_only_interrupted and ended and before is not None:
             self.store.put(self.key, before)  # what the last interrupt stored stays
         return observation
+
+    def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
+        """The reference's answer; a variant that keeps a refused answer
+        (``refused_answers_attached``) shows each question the refused answer named still pending
+        with that answer attached."""
+        observation = super().answer(responses)
+        if not self.variant.refused_answers_attached or observation.error is None:
+            return observation
+        sent = {pending.id: response for pending, response in responses}
+        shown = tuple(
+            replace(pending, response=sent[pending.id]) if pending.id in sent else pending
+            for pending in observation.pending
+        )
+        return replace(observation, pending=shown)
 
     def _build(self, key: str = TREE_KEY, shared: dict[str, SubAgentTool] | None = None) -> Tree:
         return VariantTree(
@@ -417,6 +433,13 @@ _ALL: Final = (
         "next call starts without its history, as a framework that keeps a sub-agent's "
         "conversation only in its continuation",
         sessions_only_while_parked=True,
+    ),
+    Variant(
+        "refused-answer-attached",
+        "an answer refused loudly stays attached to the questions it named: the root shows them "
+        "still pending with that answer, as an SDK that sets the response on its interrupt "
+        "objects before it finds it cannot resume",
+        refused_answers_attached=True,
     ),
     Variant(
         "drop-restored-result",
