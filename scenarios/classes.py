@@ -64,6 +64,7 @@ COVERAGE: Final = (
     "retried-gated-call",
     "state-read-after-resume",
     "two-root-sessions",
+    "idle-restart",
 )
 RECOGNISED: Final = CLASSES + FOCUSED + FINER + COVERAGE
 
@@ -76,6 +77,7 @@ COVERAGE_PREFIXES: Final = (
     "retried-gated-",
     "state-read-",
     "two-sessions-",
+    "idle-restart-",
 )
 _COVERAGE_NAME: Final = re.compile(
     "generated-(?:" + "|".join(re.escape(prefix) for prefix in COVERAGE_PREFIXES) + r")\d{3,}"
@@ -338,7 +340,33 @@ def _coverage_classes(scenario: Scenario, found: set[str]) -> set[str]:
         shapes.add("state-read-after-resume")
     if scenario.two_sessions and _both_sessions_waiting(scenario):
         shapes.add("two-root-sessions")
+    if _idle_restart(scenario):
+        shapes.add("idle-restart")
     return shapes
+
+
+def _idle_restart(scenario: Scenario) -> bool:
+    """A preserve_context sub-agent with a session store that ran in a prompt and runs again in
+    a later one, with a restart between while nothing waited: only its stored session carries
+    its history (a restart while a question waits restores a parked turn instead)."""
+    keepers = {
+        agent.name
+        for agent, _ in scenario.tree.walk()
+        if agent.preserve_context and agent.session_store
+    }
+    if not keepers:
+        return False
+    oracle = Oracle(scenario)
+    idle = False
+    previous = None
+    for index, step in enumerate(scenario.steps):
+        expected = oracle.step(index, step)
+        if isinstance(step, Restart) and previous is not None:
+            idle = idle or previous.stop_reason == "end_turn"
+        elif isinstance(step, Run) and idle:
+            return True
+        previous = expected
+    return False
 
 
 def _both_sessions_waiting(scenario: Scenario) -> bool:

@@ -7,7 +7,7 @@ coverage families are drawn into ``scenarios/corpus/coverage/generated-coverage.
 (``python -m harness generate --coverage``), in the ci sample's format: derandomized under the ci
 profile, a quarter of its examples per family (50 each), drawn within every capability (a target
 that cannot express a scenario finds it not applicable).  Each family keeps only draws that have
-its class, so each class is a sixth of the file.  ``python -m harness check --coverage`` runs it
+its class, so each class is a seventh of the file.  ``python -m harness check --coverage`` runs it
 beside whatever else it runs; CI runs it on the reference, which must be clean
 (``tests/test_coverage_sample.py``).
 """

@@ -151,6 +151,9 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     "provider-state-on-the-tool": {"I7"},
     "agent-state-on-the-tool": {"I17"},
     "parked-messages-on-the-tool": {"I7"},
+    # a preserve_context sub-agent called again after a restart while nothing waits starts
+    # without its history: its requests (I6), what the run shows (I5, D) differ from the control
+    "idle-session-not-stored": {"I5", "I6", "D"},
 }
 
 
@@ -174,8 +177,6 @@ def test_the_generated_suite_catches_each_known_bad_variant(slug: str) -> None:
 CAUGHT_BY_REGRESSION_FILES_ONLY = {
     "tools-named-by-agent",
     "one-answer-for-all",
-    # no generator restarts between a preserve_context sub-agent's ended turn and its next call
-    "idle-session-not-stored",
 }
 
 

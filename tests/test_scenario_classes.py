@@ -327,3 +327,22 @@ def test_a_stateful_provider_is_in_the_first_tree_of_its_scenario() -> None:
         ]
         stateful = any(agent.stateful_provider for tree in trees for agent, _ in tree.walk())
         assert not stateful or "stateful-provider" in classes_of(each), name
+
+
+def test_a_restart_while_nothing_waits_before_a_later_run_is_an_idle_restart() -> None:
+    """The idle-restart file has the class; moving its restart to where the question waits (a
+    restored parked turn, not a stored session, carries the history then), dropping the later
+    run, or the sub-agent's store, each takes it away."""
+    idle = load_scenario(REGRESSIONS / "preserve-context-history-across-an-idle-restart.yaml")
+    assert "idle-restart" in classes_of(idle)
+    data = idle.model_dump(mode="json", exclude_defaults=True)
+    steps = data["steps"]
+    waiting = {**data, "steps": [steps[0], steps[2], steps[1], steps[3], steps[4]]}
+    no_later_run = {**data, "steps": steps[:3]}
+    tree = data["tree"]
+    no_store = {
+        **data,
+        "tree": {**tree, "sub_agents": [{**tree["sub_agents"][0], "session_store": False}]},
+    }
+    for changed in (waiting, no_later_run, no_store):
+        assert "idle-restart" not in classes_of(Scenario.model_validate(changed))

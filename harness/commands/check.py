@@ -77,7 +77,8 @@ def add_parser(commands: Commands) -> None:
         action="store_true",
         help="also run the coverage sample (scenarios/corpus/coverage/: answered adversarial "
         "ids, retries after a parked turn, refused restores of several questions, retried gated "
-        "calls, state read back after a restored turn, two root sessions over one agent tool), "
+        "calls, state read back after a restored turn, two root sessions over one agent tool, a "
+        "restart while nothing waits), "
         "drawn within every capability: not applicable where a target cannot express it",
     )
     check.add_argument(

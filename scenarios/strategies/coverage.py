@@ -28,7 +28,10 @@ has it (``scenarios.classes`` recognises each as a class of ``COVERAGE``):
   orchestrators call the same ephemeral sub-agent tools, mostly under the same toolUseId (so
   under the same call key) and with prompts of their own: both sessions' questions wait at once,
   and are answered one session at a time, with restarts between (of both sessions, or of one
-  session's orchestrator alone) and an answer re-sent.
+  session's orchestrator alone) and an answer re-sent;
+* ``idle_restart_scenarios``: a preserve_context sub-agent with a session store called in one
+  prompt and again in a later one, the process restarted between while nothing waits: only its
+  stored session carries its history to the next call.
 
 They are drawn within every capability (the coverage sample, ``scenarios.coverage``); a target
 that cannot express one finds those scenarios not applicable.
@@ -432,6 +435,61 @@ def two_sessions_scenarios(draw: Draw, capabilities: Capabilities = None) -> Sce
     return _scenario(tree, steps)
 
 
+@st.composite
+def idle_restart_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
+    """A preserve_context sub-agent with a session store, called in one prompt and again in a
+    later one, the process restarted between while nothing waits: its turn ended (asked and
+    answered), so only its stored session carries its history to the next call. Sometimes an
+    ephemeral sub-agent asks beside it, sometimes it keeps a provider's response id or a window,
+    asks twice, or is called one level further down; the later prompts' questions answered with
+    restarts between, an answer sometimes re-sent.  Its calls reuse their toolUseIds, as every
+    scripted call does; it runs no ordinary tool, whose reused id openai-agents de-duplicates
+    out of order (``reused-call-ids-deduplicated``: a capability the harness does not infer yet)."""
+    can = _can(capabilities)
+    keeper: dict[str, Any] = {
+        "name": "s1",
+        "preserve_context": True,
+        "actions": [{"tool": "act", "label": "s1-act"}],
+        "turns": [[{"tool": "act", "id": "t1"}]],
+    }
+    if can("multi_question") and draw(drawn.integers(0, 3)) == 0:
+        keeper["actions"][0]["questions"] = 2
+    if can("stateful_provider") and draw(drawn.integers(0, 2)) == 0:
+        keeper["stateful_provider"] = True
+    if can("sliding_window") and draw(drawn.integers(0, 3)) == 0:
+        keeper["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
+    top = keeper
+    if draw(drawn.integers(0, 3)) == 0:  # called one level further down
+        top = {"name": "s0", "sub_agents": [keeper], "turns": [[{"tool": "s1", "id": "t3"}]]}
+    sub_agents = [top]
+    calls = [{"tool": top["name"], "id": "call-1"}]
+    if draw(drawn.integers(0, 2)) == 0:  # an ephemeral sub-agent asking beside it
+        sub_agents.append(
+            {
+                "name": "s2",
+                "actions": [{"tool": "act", "label": "s2-act"}],
+                "turns": [[{"tool": "act", "id": "t2"}]],
+            }
+        )
+        calls.insert(draw(drawn.integers(0, 1)), {"tool": "s2", "id": "call-2"})
+    tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
+    player = Player(tree)
+    restarts = can("restart")
+    for prompt in ("p1", "p2", "p3")[: draw(drawn.integers(2, 3))]:
+        if player.steps and restarts:
+            for _ in range(draw(drawn.integers(1, 2))):
+                player.add(Restart(restart=True))  # nothing waits: the last turn ended
+        player.add(Run(run=prompt))
+        while player.pending and len(player.steps) < 14:
+            if prompt != "p1" and restarts and draw(drawn.integers(0, 2)) == 0:
+                player.add(Restart(restart=True))
+            chosen = player.pending if draw(drawn.BOOLEANS) else player.pending[:1]
+            player.add(Answer(answer=_responses(draw, chosen)))
+        if player.answers() and draw(drawn.integers(0, 3)) == 0:
+            player.add(Resend(resend=player.answers()[-1]))
+    return player.scenario()
+
+
 def _has(name: str) -> Any:
     return lambda scenario: name in classes_of(scenario)
 
@@ -446,6 +504,7 @@ def coverage_family(name: str, capabilities: Capabilities = None) -> st.SearchSt
         "retried-gated-call": retried_gated_scenarios,
         "state-read-after-resume": state_read_scenarios,
         "two-root-sessions": two_sessions_scenarios,
+        "idle-restart": idle_restart_scenarios,
     }
     assert set(strategies) == set(COVERAGE), "a coverage class without a family"
     return strategies[name](capabilities=capabilities).filter(_has(name))
