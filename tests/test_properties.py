@@ -120,6 +120,9 @@ CAUGHT_BY = {
     "one-call-per-message": {"I3"},
     # the restore family's corrupted turns: a refused answer is shown attached to its questions
     "refused-answer-attached": {"I12"},
+    # an action's second question shown under its first's id, which a re-sent first answer
+    # then takes
+    "call-named-questions": {"I12"},
     # the general family: a continuation stored past its turn's end (I7), and after a restart at
     # the end the run differs from its control (D)
     "ended-turn-not-stored": {"I7", "D"},

@@ -239,6 +239,9 @@ CASES = (
         regression("deep-twin-calls-the-asking-one-turned-away"),
         frozenset({"I2", "I3", "I11", "O"}),
     ),
+    # an action's second question asked under its first's id (I12), which the first answer,
+    # re-sent, is then taken for, though it names an answered question (I14)
+    Case("call-named-questions", regression("re-interrupt"), frozenset({"I12", "I14"})),
     # a refused answer stays attached to the questions it named, still pending (I12 alone)
     Case("refused-answer-attached", regression("schema-skew-answer-re-sent"), frozenset({"I12"})),
     # a turn that ends is not stored: its continuation outlives the turn in the store (I7), and a

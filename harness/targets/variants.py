@@ -87,6 +87,7 @@ from harness.targets.variants_processes import ProcessMemoryTool, forget
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     BusySubAgentTool,
+    CallNamedQuestionsAgent,
     ForwardToAllTool,
     NoNamespacingTool,
     NoOwnershipCheckTool,
@@ -433,6 +434,13 @@ _ALL: Final = (
         "next call starts without its history, as a framework that keeps a sub-agent's "
         "conversation only in its continuation",
         sessions_only_while_parked=True,
+    ),
+    Variant(
+        "call-named-questions",
+        "an ordinary tool's questions are named by its call alone: an action that asks twice "
+        "asks its second question under the id its first was shown under, told apart by their "
+        "names only, as an SDK that names an interrupt by the tool call that raised it",
+        agent_class=CallNamedQuestionsAgent,
     ),
     Variant(
         "refused-answer-attached",

@@ -11,12 +11,14 @@ import functools
 from collections.abc import Mapping
 from dataclasses import replace
 
+from fakes.protected import question_name
 from harness.reference import routing
 from harness.reference.agent import (
     Agent,
     AgentResult,
     Completed,
     Interrupted,
+    InterruptRaised,
     ToolCall,
     ToolOutcome,
     ToolUse,
@@ -24,8 +26,13 @@ from harness.reference.agent import (
     tool_uses,
 )
 from harness.reference.agent_as_tool import SubAgentTool
-from harness.reference.naming import NotANestedId, root_visible_id, split_root_visible_id
-from harness.reference.state import JSON, AgentState, Message
+from harness.reference.naming import (
+    NotANestedId,
+    root_visible_id,
+    split_root_visible_id,
+    tool_interrupt_id,
+)
+from harness.reference.state import JSON, AgentState, Interrupt, Message
 from harness.targets.variants_continuation import stored_turns
 
 
@@ -371,3 +378,33 @@ def _cut(nested_id: str, outer: str) -> str:
     """``nested_id`` named under ``outer`` cut to ``KEY_LIMIT`` characters."""
     _, local_id = split_root_visible_id(nested_id)
     return root_visible_id(outer[:KEY_LIMIT], local_id)
+
+
+class CallNamedQuestionsAgent(Agent):
+    """An ordinary tool's questions are named by its call alone: an action that asks twice asks
+    its second question under the id its first was shown under, the two told apart by their
+    names only, as an SDK that names an interrupt by the tool call that raised it.
+
+    Differs from the reference in ``_run_one`` for a tool that is no agent tool: the call runs
+    as a ``_CallNamed`` one.  A sub-agent call, and a gate, ask as the reference's do.
+    """
+
+    def _run_one(self, call: ToolCall) -> ToolOutcome:
+        if isinstance(self.tools.get(call.use.name), SubAgentTool):
+            return super()._run_one(call)
+        named = _CallNamed(use=call.use, caller=call.caller, emit=call.emit)
+        named.consulted = call.consulted  # the loop reads what the call consulted off its own
+        return super()._run_one(named)
+
+
+class _CallNamed(ToolCall):
+    def interrupt(self, name: str, reason: JSON) -> JSON:
+        """The reference's, every question under the id of the call's first
+        (``question_name(1)``); an answer is found by that id and the question's name."""
+        interrupt_id = tool_interrupt_id(self.key, question_name(1))
+        for interrupt in self.caller.interrupt_state.interrupts:
+            answered = interrupt.response is not None
+            if interrupt.id == interrupt_id and interrupt.name == name and answered:
+                self.consulted.append(interrupt)
+                return interrupt.response
+        raise InterruptRaised(Interrupt(id=interrupt_id, name=name, reason=reason))
