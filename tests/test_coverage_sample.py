@@ -34,6 +34,7 @@ CAUGHT_BY = {
     "parked-by-shared-key": "two-root-sessions",
     "restore-drops-window-count": "state-read-after-resume",
     "provider-state-on-the-tool": "two-sessions-restart-between-calls",
+    "provider-state-on-the-tool-as-a-result": "two-sessions-restart-between-calls",
     "agent-state-on-the-tool": "two-sessions-window-count",
     "parked-messages-on-the-tool": "two-sessions-restart-between-calls",
 }
@@ -50,6 +51,15 @@ SHARED_BY_TWO_SESSIONS = [
     "two-sessions-window-count",
     "two-sessions-nested-provider-state",
 ]
+# where one call's provider response id reaches the next call of the same agent tool
+CARRIED_RESPONSE_ID = [
+    "ephemeral-call-after-a-restart",
+    "ephemeral-call-asks-after-provider-state",
+    "ephemeral-call-fresh-provider-state",
+    "ephemeral-call-refused-at-an-answer-then-at-a-run",
+    "two-sessions-provider-state",
+    "two-sessions-nested-provider-state",
+]
 ALSO_CAUGHT_BY = {
     # ... and a retried call whose first attempt parked and was restored: its retry continues
     # that turn wherever the retry comes, after a re-sent approval too
@@ -58,14 +68,9 @@ ALSO_CAUGHT_BY = {
         *SHARED_BY_TWO_SESSIONS,
     ],
     "parked-by-shared-key": SHARED_BY_TWO_SESSIONS[1:],
-    "provider-state-on-the-tool": [
-        "ephemeral-call-after-a-restart",
-        "ephemeral-call-asks-after-provider-state",
-        "ephemeral-call-fresh-provider-state",
-        "ephemeral-call-refused-at-an-answer-then-at-a-run",
-        "two-sessions-provider-state",
-        "two-sessions-nested-provider-state",
-    ],
+    "provider-state-on-the-tool": CARRIED_RESPONSE_ID,
+    # ... and the same where the agent tool hands its caller the provider's refusal as a result
+    "provider-state-on-the-tool-as-a-result": CARRIED_RESPONSE_ID,
     "agent-state-on-the-tool": ["window-count-per-call"],
     # a damaged turn of several questions that must be refused whole, beside the root's own
     "refused-restore-keeps-one": [

@@ -152,6 +152,8 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     # root session's too) starts from: the provider's response id, refused by the provider; the
     # key/value state, read back by a lookup; a parked call's messages
     "provider-state-on-the-tool": {"I7"},
+    # ... which the provider refuses, and the caller goes on without the call's questions
+    "provider-state-on-the-tool-as-a-result": {"I7", "I3"},
     "agent-state-on-the-tool": {"I17"},
     "parked-messages-on-the-tool": {"I7"},
     # a preserve_context sub-agent called again after a restart while nothing waits starts

@@ -153,6 +153,13 @@ CASES = (
         frozenset({"I5", "I6", "D"}),
         quiet=frozenset({"I7"}),
     ),
+    # ... where the agent tool hands the refusal to the caller as the call's result, the caller
+    # is told it (I2) and goes on without the call's question (I3), as strands' does
+    Case(
+        "provider-state-on-the-tool-as-a-result",
+        coverage_regression("two-sessions-provider-state"),
+        frozenset({"I2", "I3", "I7"}),
+    ),
     Case(
         "parked-messages-on-the-tool",
         coverage_regression("two-sessions-restart-between-calls"),

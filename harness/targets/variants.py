@@ -75,6 +75,7 @@ from harness.targets.variants_coverage import (
     LooseAnswerLookupTool,
     ParkedBySharedKeyTool,
     ParkedMessagesOnTheToolTool,
+    ProviderStateOnTheToolAsAResultTool,
     ProviderStateOnTheToolTool,
     RefusedRestoreKeepsOneAgent,
     RestoreDropsStateTool,
@@ -533,6 +534,13 @@ _ALL: Final = (
         "id) its previous call left on the agent tool, shared by every root session calling it: "
         "one user's call sends another user's response id",
         tool_class=ProviderStateOnTheToolTool,
+    ),
+    Variant(
+        "provider-state-on-the-tool-as-a-result",
+        "provider-state-on-the-tool in an agent tool that hands what its sub-agent failed with "
+        "to the caller as the call's error result, as strands' does: the provider refuses the "
+        "carried response id, and the caller goes on without the call's questions",
+        tool_class=ProviderStateOnTheToolAsAResultTool,
     ),
     Variant(
         "agent-state-on-the-tool",

@@ -13,8 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 from unicodedata import normalize
 
+from fakes.model import ProviderError
 from fakes.protected import APPROVE
-from harness.reference.agent import Agent, AgentResult, ToolCall, ToolOutcome
+from harness.reference.agent import Agent, AgentResult, Completed, ToolCall, ToolOutcome
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.continuation import ContinuationError
 from harness.reference.conversation import SlidingWindow
@@ -259,3 +260,16 @@ class ParkedMessagesOnTheToolTool(CarriedOnTheToolTool):
         if result.stop_reason == "end_turn":
             return []  # cleared at the end of a call
         return super().left(sub_agent, result)
+
+
+class ProviderStateOnTheToolAsAResultTool(ProviderStateOnTheToolTool):
+    """``ProviderStateOnTheToolTool`` in an agent tool that hands what its sub-agent failed with
+    to the caller as the call's error result, as strands' agent tool does ("Agent error: ..."),
+    rather than failing the caller's step: the provider refuses the carried response id, and
+    the caller goes on without the call's questions.  Differs from it in ``run`` only."""
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        try:
+            return super().run(call)
+        except ProviderError as failure:
+            return Completed(f"Agent error: {failure}", is_error=True)
