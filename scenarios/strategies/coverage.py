@@ -168,6 +168,22 @@ def answered_ids_scenarios(draw: Draw, capabilities: Capabilities = None) -> Sce
     return player.scenario()
 
 
+def _asking_beside(
+    draw: Draw, sub_agents: list[dict[str, Any]], calls: list[dict[str, Any]], inner: str
+) -> None:
+    """In a third of the draws, a plain (ephemeral) sub-agent ``s2`` asking under the toolUseId
+    ``inner``, called beside the others, before or after them."""
+    if draw(drawn.integers(0, 2)) == 0:
+        sub_agents.append(
+            {
+                "name": "s2",
+                "actions": [{"tool": "act", "label": "s2-act"}],
+                "turns": [[{"tool": "act", "id": inner}]],
+            }
+        )
+        calls.insert(draw(drawn.integers(0, 1)), {"tool": "s2", "id": "call-2"})
+
+
 @st.composite
 def retried_parked_scenarios(draw: Draw, capabilities: Capabilities = None) -> Scenario:
     """A sub-agent call retried after its result, whose first attempt parks on a question (one
@@ -191,15 +207,7 @@ def retried_parked_scenarios(draw: Draw, capabilities: Capabilities = None) -> S
         worker["window"] = {"size": draw(drawn.sampled((2, 3))), "per_turn": 2}
     sub_agents = [worker]
     calls = [{"tool": "s1", "id": draw(drawn.sampled(("call-1", "t1", "a:b")))}]
-    if draw(drawn.integers(0, 2)) == 0:  # a plain sub-agent asking beside it
-        sub_agents.append(
-            {
-                "name": "s2",
-                "actions": [{"tool": "act", "label": "s2-act"}],
-                "turns": [[{"tool": "act", "id": "t1"}]],
-            }
-        )
-        calls.insert(draw(drawn.integers(0, 1)), {"tool": "s2", "id": "call-2"})
+    _asking_beside(draw, sub_agents, calls, "t1")
     tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
     player = Player(tree)
     restarts = can("restart")
@@ -463,15 +471,7 @@ def idle_restart_scenarios(draw: Draw, capabilities: Capabilities = None) -> Sce
         top = {"name": "s0", "sub_agents": [keeper], "turns": [[{"tool": "s1", "id": "t3"}]]}
     sub_agents = [top]
     calls = [{"tool": top["name"], "id": "call-1"}]
-    if draw(drawn.integers(0, 2)) == 0:  # an ephemeral sub-agent asking beside it
-        sub_agents.append(
-            {
-                "name": "s2",
-                "actions": [{"tool": "act", "label": "s2-act"}],
-                "turns": [[{"tool": "act", "id": "t2"}]],
-            }
-        )
-        calls.insert(draw(drawn.integers(0, 1)), {"tool": "s2", "id": "call-2"})
+    _asking_beside(draw, sub_agents, calls, "t2")
     tree = {"name": "orchestrator", "sub_agents": sub_agents, "turns": [calls]}
     player = Player(tree)
     restarts = can("restart")
