@@ -346,15 +346,12 @@ def _coverage_classes(scenario: Scenario, found: set[str]) -> set[str]:
 
 
 def _idle_restart(scenario: Scenario) -> bool:
-    """A preserve_context sub-agent with a session store that ran in a prompt and runs again in
-    a later one, with a restart between while nothing waited: only its stored session carries
-    its history (a restart while a question waits restores a parked turn instead)."""
-    keepers = {
-        agent.name
-        for agent, _ in scenario.tree.walk()
-        if agent.preserve_context and agent.session_store
-    }
-    if not keepers:
+    """A preserve_context sub-agent with a session store, and a run after a restart that came
+    while nothing waited (the turn before it had ended): if that run calls the sub-agent, only
+    its stored session carries its history (a restart while a question waits restores a parked
+    turn instead)."""
+    keeps = any(agent.preserve_context and agent.session_store for agent, _ in scenario.tree.walk())
+    if not keeps:
         return False
     oracle = Oracle(scenario)
     idle = False
