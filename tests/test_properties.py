@@ -118,7 +118,8 @@ CAUGHT_BY = {
     "busy-sub-agent": {"I3"},
     # ... or turned away for any earlier call of it in the message, whatever that call did
     "one-call-per-message": {"I3"},
-    # the restore family's corrupted turns: a refused answer is shown attached to its questions
+    # the general family's corrupted turns and the deploy family's gone calls: an answer refused
+    # there is shown attached to its questions
     "refused-answer-attached": {"I12"},
     # an action's second question shown under its first's id, which a re-sent first answer
     # then takes
