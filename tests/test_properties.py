@@ -98,6 +98,10 @@ CAUGHT_BY = {
     "history-accumulation": {"I7"},
     "reuse-stale-answers": {"I14"},
     "stale-answer-ends-the-turn": {"I13"},  # the step ends the turn without an answer
+    # the general family's re-sends (and the deploy, gated, retried and twin families'): an
+    # answered question's answer taken again (I14) fails the call that asked, whose questions
+    # asked since are lost (I3)
+    "stale-answer-fails-its-call": {"I14", "I3"},
     "swap-twin-answers": {"I2"},
     "replay-turn": {"I15"},
     # the gated family's scenarios (generated-gated-NNN)

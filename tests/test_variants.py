@@ -249,6 +249,14 @@ CASES = (
     # an action's second question asked under its first's id (I12), which the first answer,
     # re-sent, is then taken for, though it names an answered question (I14)
     Case("call-named-questions", regression("re-interrupt"), frozenset({"I12", "I14"})),
+    # an answered question's answer re-sent is taken (I14) and sent down to the call that asked,
+    # which fails (its parent's model told an error in its place: I2, O) and loses the question
+    # it asked since (I3)
+    Case(
+        "stale-answer-fails-its-call",
+        regression("stale-answer-sub-agent-asks-again"),
+        frozenset({"I2", "I3", "I14", "O"}),
+    ),
     # a refused answer stays attached to the questions it named, still pending (I12 alone)
     Case("refused-answer-attached", regression("schema-skew-answer-re-sent"), frozenset({"I12"})),
     # a turn that ends is not stored: its continuation outlives the turn in the store (I7), and a

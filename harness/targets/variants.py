@@ -96,6 +96,7 @@ from harness.targets.variants_routing import (
     ResumeByResponsesTool,
     ReuseStaleAnswersAgent,
     StaleAnswerEndsTheTurnAgent,
+    StaleAnswerFailsItsCallAgent,
     SwapTwinAnswersTool,
     SwapTwinResultsAgent,
     TruncatedIdsTool,
@@ -358,6 +359,13 @@ _ALL: Final = (
         "an answer naming no pending question is dropped silently and the step ends the turn "
         "without an answer, though its questions still wait",
         agent_class=StaleAnswerEndsTheTurnAgent,
+    ),
+    Variant(
+        "stale-answer-fails-its-call",
+        "an answer to a sub-agent's question already answered is taken and sent down to the "
+        "call that asked, which finds no such question pending and ends with an error result: "
+        "its questions asked since are lost, as strands forwards an answered interrupt id again",
+        agent_class=StaleAnswerFailsItsCallAgent,
     ),
     Variant(
         "swap-twin-answers",

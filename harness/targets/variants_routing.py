@@ -339,6 +339,65 @@ class StaleAnswerEndsTheTurnAgent(Agent):
         return AgentResult("end_turn", None, tuple(parked.pending) if parked.activated else ())
 
 
+class StaleAnswerFailsItsCallAgent(Agent):
+    """An answer to a sub-agent's question already answered in this turn is not refused while
+    the call that asked is parked again: it goes down to that call, whose resume finds no such
+    question pending and fails.  The call ends with an error result, and every question it had
+    asked since is lost with it.
+
+    Differs from the reference in ``prepare_resume``, ``resume`` and ``_run_one``: the turn
+    remembers the questions answered in it (in its parked context, ``ANSWERED``), and an answer
+    to one of them whose call is parked again is kept for that call, where the reference refuses
+    it, as strands (1.59 to 1.62) keeps a turn's answered interrupts in its interrupt state,
+    takes an answer to one again and forwards it to the agent tool, whose sub-agent no longer
+    knows the id and raises (``no interrupt found``).
+    """
+
+    ANSWERED = "answered_in_this_turn"
+    failing: tuple[str, ...] = ()  # the calls a stale answer goes down to, in this resume
+
+    def _stale(self, responses: Mapping[str, JSON]) -> tuple[dict[str, JSON], tuple[str, ...]]:
+        """The answers that are not stale, and the calls (outer keys) the stale ones name."""
+        parked = self.state.interrupt_state
+        if not parked.activated:
+            return dict(responses), ()
+        answered = set(parked.context.get(self.ANSWERED, []))
+        kept: dict[str, JSON] = {}
+        calls: list[str] = []
+        for interrupt_id, response in responses.items():
+            try:
+                outer, _ = split_root_visible_id(interrupt_id)
+            except NotANestedId:
+                outer = ""
+            if interrupt_id in answered and routing.owns_pending_turn(parked.pending, outer):
+                calls.append(outer)
+            else:
+                kept[interrupt_id] = response
+        return kept, tuple(calls)
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        super().prepare_resume(self._stale(responses)[0])
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        kept, self.failing = self._stale(responses)
+        answered = [*self.state.interrupt_state.context.get(self.ANSWERED, []), *kept]
+        try:
+            result = super().resume(kept)
+        finally:
+            self.failing = ()
+        if self.state.interrupt_state.activated:  # parked again: the turn goes on
+            self.state.interrupt_state.context[self.ANSWERED] = answered
+        return result
+
+    def _run_one(self, call: ToolCall) -> ToolOutcome:
+        if call.key in self.failing:
+            return Completed(
+                f"sub-agent call {call.key!r} has no pending question for the answer it was given",
+                is_error=True,
+            )
+        return super()._run_one(call)
+
+
 # --- naming: the call key a call's questions go up under ---------------------------------------
 
 KEY_LIMIT = 64  # characters of a call key the truncating variant keeps
