@@ -397,6 +397,38 @@ def test_a_speaking_variant_changes_only_the_words_an_sdk_chooses() -> None:
     assert any(first.startswith("a#1 stays pending as 'v1:tool_call:t1:") for first, _ in names)
 
 
+def test_the_speaking_variants_name_the_questions_i1_quotes_as_the_sdks_do() -> None:
+    """I1 quotes a question's name before "shown for" and after "asked under": a speaking variant
+    renames it there too, one name per question across the run, and leaves a quoted text that is
+    no question's name as it is."""
+    shared = Violation(
+        "I1",
+        "n",
+        1,
+        "distinct root-visible ids",
+        "'sub:0.call-1:tool:1.t1:approval' shown for a#1, b#1; 'tool:0.t2:approval' shown for c#1",
+    )
+    under = Violation(
+        "I1",
+        "n",
+        2,
+        "a#2 asked under a new id",
+        "a#2 asked under 'sub:0.call-1:tool:1.t1:approval', the id of a#1",
+    )
+    told = Violation("I2", "d", 2, "x", "orchestrator's model got 'done' under toolUseId 't1'")
+    run = _run((shared, "run"), (under, "answer"), (told, "answer"))
+    renamed = [
+        (copy.violations[0][0].seen, copy.violations[1][0].seen)
+        for copy, changed in spoken(run)
+        if changed == (0, 1)  # the model's 'done' is no question's name: never renamed
+    ]
+    assert len(renamed) == len(SDK_LIKE_NAMES)
+    assert (
+        "'lg-1' shown for a#1, b#1; 'lg-2' shown for c#1",
+        "a#2 asked under 'lg-1', the id of a#1",
+    ) in renamed
+
+
 def test_a_witness_quoting_an_sdks_words_is_challenged_by_the_speaking_variants() -> None:
     """A witness whose sentence quotes what an SDK raised (its anchor what it logged) names no
     violation of a variant that raises its own error; the speaking variants raise the SDK's, so

@@ -188,9 +188,10 @@ SDK_LIKE_NAMES: Final[tuple[Callable[[str, int], str], ...]] = (
     lambda _, number: f"confirm-{number}",
     lambda name, _: f"mailer:approval:{_innermost_call(name)}",
 )
-# a question named in a sentence (I3, I5, I9, I14, D: "<label>#<n> as '<name>'"); the
-# reference's names are percent-quoted, so never hold a quote
-_NAMED: Final = re.compile(r"as '([^']*)'")
+# a question's name in a sentence, and what comes before it: "<label>#<n> as '<name>'" (I3, I5,
+# I9, I14, D), "<label>#<n> asked under '<name>'" and "'<name>' shown for <label>#<n>, ..." (I1,
+# I12); the reference's names are percent-quoted, so never hold a quote
+_NAMED: Final = re.compile(r"(as |asked under )'([^']*)'|(^|; )'([^']*)'(?= shown for )")
 # a text a model got in a call's place, quoted as the checker quotes it (I2): where the checker
 # names any text it got (not where it names another call's result, or the action's own words)
 _TOLD: Final = re.compile(
@@ -239,8 +240,9 @@ def _naming(name: Callable[[str, int], str]) -> Callable[[Violation], Violation 
     numbers: dict[str, int] = {}  # one run's questions, numbered as they are first named
 
     def rename(found: re.Match[str]) -> str:
-        number = numbers.setdefault(found.group(1), len(numbers) + 1)
-        return f"as '{name(found.group(1), number)}'"
+        before, named = found.group(1, 2) if found.group(2) is not None else found.group(3, 4)
+        number = numbers.setdefault(named, len(numbers) + 1)
+        return f"{before}'{name(named, number)}'"
 
     def word(violation: Violation) -> Violation | None:
         expected = _NAMED.sub(rename, violation.expected)
