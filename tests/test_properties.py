@@ -102,6 +102,9 @@ CAUGHT_BY = {
     # answered question's answer taken again (I14) fails the call that asked, whose questions
     # asked since are lost (I3)
     "stale-answer-fails-its-call": {"I14", "I3"},
+    # the general and restore families' restarts between answers: the root comes back not
+    # interrupted, every question gone (I5, D against the control), its answer refused (O)
+    "parked-turn-not-stored": {"I5", "D", "O"},
     "swap-twin-answers": {"I2"},
     "replay-turn": {"I15"},
     # the gated family's scenarios (generated-gated-NNN)

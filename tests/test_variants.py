@@ -257,6 +257,14 @@ CASES = (
         regression("stale-answer-sub-agent-asks-again"),
         frozenset({"I2", "I3", "I14", "O"}),
     ),
+    # the root stored without its parked turn: after the restart nothing is pending (I5, D),
+    # the answer finds no turn to resume (O), its action never runs (I2) and the sub-agent's
+    # model is never asked again (I6), nor its tool after the question run (I15)
+    Case(
+        "parked-turn-not-stored",
+        regression("clerk-called-again-restart-between-answers"),
+        frozenset({"D", "I2", "I5", "I6", "I15", "O"}),
+    ),
     # a refused answer stays attached to the questions it named, still pending (I12 alone)
     Case("refused-answer-attached", regression("schema-skew-answer-re-sent"), frozenset({"I12"})),
     # a turn that ends is not stored: its continuation outlives the turn in the store (I7), and a

@@ -46,7 +46,7 @@ from typing import Any, Final
 import harness
 from harness.reference.agent import Agent, EventSink
 from harness.reference.agent_as_tool import SubAgentTool
-from harness.reference.state import AgentState
+from harness.reference.state import AgentState, InterruptState
 from harness.reference.tree import (
     ActionToolFactory,
     AgentSpec,
@@ -129,6 +129,9 @@ class Variant:
     sessions_only_while_parked: bool = False
     # an answer refused loudly stays attached to the questions it named, which the root shows
     refused_answers_attached: bool = False
+    # the root session is stored without its parked turn (its interrupt state): a restart brings
+    # its conversation back, not interrupted
+    stores_no_parked_turn: bool = False
 
     @property
     def name(self) -> str:
@@ -169,16 +172,20 @@ class VariantTree(Tree):
     def persist(self) -> bytes:
         """The reference's store; a variant that stores sessions only while they wait
         (``sessions_only_while_parked``) leaves out every sub-agent session whose turn is not
-        interrupted."""
+        interrupted, and one that stores no parked turn (``stores_no_parked_turn``) stores the
+        root without its interrupt state."""
         persisted = super().persist()
-        if not self.variant.sessions_only_while_parked:
+        if not (self.variant.sessions_only_while_parked or self.variant.stores_no_parked_turn):
             return persisted
         document = json.loads(persisted)
-        document["sessions"] = {
-            path: session
-            for path, session in document["sessions"].items()
-            if session["interrupt_state"]["activated"]
-        }
+        if self.variant.sessions_only_while_parked:
+            document["sessions"] = {
+                path: session
+                for path, session in document["sessions"].items()
+                if session["interrupt_state"]["activated"]
+            }
+        if self.variant.stores_no_parked_turn:
+            document["root"]["interrupt_state"] = InterruptState().to_json()
         return json.dumps(document, sort_keys=True, ensure_ascii=False).encode()
 
     def answered_by_one(self, pending: list[str]) -> list[str]:
@@ -457,6 +464,14 @@ _ALL: Final = (
         "still pending with that answer, as an SDK that sets the response on its interrupt "
         "objects before it finds it cannot resume",
         refused_answers_attached=True,
+    ),
+    Variant(
+        "parked-turn-not-stored",
+        "the root session is stored without its parked turn: its conversation survives a "
+        "restart, its interrupt state does not, so after one the root is not interrupted, every "
+        "question is gone and an answer finds nothing to resume, as a session store that keeps "
+        "a conversation's messages and not what it waits for",
+        stores_no_parked_turn=True,
     ),
     Variant(
         "drop-restored-result",
