@@ -401,22 +401,18 @@ def test_the_speaking_variants_name_the_questions_i1_quotes_as_the_sdks_do() -> 
     """I1 quotes a question's name before "shown for" and after "asked under": a speaking variant
     renames it there too, one name per question across the run, and leaves a quoted text that is
     no question's name as it is."""
-    shared = Violation(
-        "I1",
-        "n",
-        1,
-        "distinct root-visible ids",
-        "'sub:0.call-1:tool:1.t1:approval' shown for a#1, b#1; 'tool:0.t2:approval' shown for c#1",
+    first, second = "'sub:0.call-1:tool:1.t1:approval'", "'tool:0.t2:approval'"
+    sentences = (
+        ("distinct root-visible ids", f"{first} shown for a#1, b#1; {second} shown for c#1"),
+        ("a#2 asked under a new id", f"a#2 asked under {first}, the id of a#1"),
+        ("x", "orchestrator's model got 'done' under toolUseId 't1'"),
     )
-    under = Violation(
-        "I1",
-        "n",
-        2,
-        "a#2 asked under a new id",
-        "a#2 asked under 'sub:0.call-1:tool:1.t1:approval', the id of a#1",
+    run = _run(
+        *(
+            (Violation("I1" if n < 2 else "I2", "n", n + 1, *said), "answer")
+            for n, said in enumerate(sentences)
+        )
     )
-    told = Violation("I2", "d", 2, "x", "orchestrator's model got 'done' under toolUseId 't1'")
-    run = _run((shared, "run"), (under, "answer"), (told, "answer"))
     renamed = [
         (copy.violations[0][0].seen, copy.violations[1][0].seen)
         for copy, changed in spoken(run)
