@@ -105,6 +105,9 @@ CAUGHT_BY = {
     # the general and restore families' restarts between answers: the root comes back not
     # interrupted, every question gone (I5, D against the control), its answer refused (O)
     "parked-turn-not-stored": {"I5", "D", "O"},
+    # the twin-call families: a second call turned away (I3), and a stale answer re-sent taken
+    # (I14)
+    "busy-sub-agent-takes-stale-answers": {"I3", "I14"},
     "swap-twin-answers": {"I2"},
     "replay-turn": {"I15"},
     # the gated family's scenarios (generated-gated-NNN)

@@ -257,6 +257,13 @@ CASES = (
         regression("stale-answer-sub-agent-asks-again"),
         frozenset({"I2", "I3", "I14", "O"}),
     ),
+    # both of strands' bugs at once: the clerk's twin call turned away (I2, I3, I11 at the run),
+    # then the first answer re-sent taken (I14) and its call failed, its questions lost (I3, I11)
+    Case(
+        "busy-sub-agent-takes-stale-answers",
+        regression("twin-calls-turned-away-then-the-answer-re-sent"),
+        frozenset({"I2", "I3", "I11", "I14"}),
+    ),
     # the root stored without its parked turn: after the restart nothing is pending (I5, D),
     # the answer finds no turn to resume (O), its action never runs (I2) and the sub-agent's
     # model is never asked again (I6), nor its tool after the question run (I15)

@@ -466,6 +466,14 @@ _ALL: Final = (
         refused_answers_attached=True,
     ),
     Variant(
+        "busy-sub-agent-takes-stale-answers",
+        "busy-sub-agent and stale-answer-fails-its-call at once, as strands has both: a second "
+        "call of an ephemeral sub-agent tool is turned away while one is parked, and an answered "
+        "question's answer re-sent fails the call that asked",
+        agent_class=StaleAnswerFailsItsCallAgent,
+        tool_class=BusySubAgentTool,
+    ),
+    Variant(
         "parked-turn-not-stored",
         "the root session is stored without its parked turn: its conversation survives a "
         "restart, its interrupt state does not, so after one the root is not interrupted, every "
