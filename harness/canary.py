@@ -13,9 +13,10 @@ with it; it may not grow.
 
 CI asks a part of each sample, which is cheaper but finds less: a variant run the shipped files
 excuse whole is found only if the part holds its scenario, and a broadening is challenged only by
-the runs the part holds.  ``--whole`` asks the whole ci sample and the whole coverage sample
-(``exemption-canary-whole.*``, ``reports/baselines/exemption-canary-whole.json``), what the main
-job's ``canary-whole`` environment holds the shipped files to, with the same tests.
+the runs the part holds.  ``--whole`` asks the whole ci sample, the canary sample (a second draw
+of its families that only the variants run: ``scenarios.canary_sample``) and the whole coverage
+sample (``exemption-canary-whole.*``, ``reports/baselines/exemption-canary-whole.json``), what the
+main job's ``canary-whole`` environment holds the shipped files to, with the same tests.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import expressible_needs
 from harness.targets.variants import REAL_RESTART_ONLY
-from scenarios import corpus, coverage
+from scenarios import canary_sample, corpus, coverage
 from scenarios.loading import REGRESSIONS, load_all, regression_files
 from scenarios.model import Scenario
 
@@ -110,13 +111,14 @@ def part(drawn: Sequence[tuple[str, Scenario]]) -> list[tuple[str, Scenario]]:
 
 def canary_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]]:
     """The regression files (the coverage ones too) and a ``part`` of the ci sample (``whole``:
-    every scenario), as (name, scenario, whether it is generated), in that order."""
+    every scenario, then the canary sample's), as (name, scenario, whether it is generated), in
+    that order."""
     # the coverage regression files too: the only scenarios here that show the coverage variants
     regressions = load_all(regression_files()) + load_all(regression_files(COVERAGE_REGRESSIONS))
     committed = corpus.find("ci", None)  # the committed sample that check --profile ci runs
     assert committed is not None, "the ci sample is committed (scenarios/corpus/ci/)"
     drawn = corpus.read(committed, "ci")
-    generated = drawn if whole else part(drawn)
+    generated = drawn + canary_sample.read() if whole else part(drawn)
     return [(name, scenario, False) for name, scenario in regressions] + [
         (name, scenario, True) for name, scenario in generated
     ]

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, given, seed, settings
 from hypothesis.strategies import SearchStrategy
 
 from scenarios.classes import CLASSES, classes_of
@@ -42,6 +42,32 @@ def sample(
     @settings(
         settings.get_profile(profile),
         derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+    )
+    @given(family())
+    def collect(scenario: Scenario) -> None:
+        drawn.append(scenario)
+
+    collect()
+    return drawn
+
+
+def seeded_sample(
+    profile: str, family: Callable[[], SearchStrategy[Scenario]], examples: int, start: int
+) -> list[Scenario]:
+    """The ``examples`` scenarios a run of ``profile`` seeded with ``start`` draws from
+    ``family``, in order: another draw than ``sample``'s derandomized one, as repeatable with the
+    same hypothesis release (``sample`` itself must not change: its source seeds its draws)."""
+    register_profiles()
+
+    drawn: list[Scenario] = []
+
+    @seed(start)
+    @settings(
+        settings.get_profile(profile),
+        max_examples=examples,
+        derandomize=False,
         database=None,
         phases=[Phase.generate],
     )

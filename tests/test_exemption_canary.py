@@ -230,6 +230,32 @@ LOOK_ALIKES: Final = {
         "shows one question of the step, the others missing, and nothing a run records says "
         "which calls ran (the requests journal would, but no witness can name it)"
     ),
+    ("langgraph-toolnode-1.2.24", "bad-one-call-per-message", "generated-twins-1003"): (
+        "as generated-twins-021 (the canary sample's)"
+    ),
+    ("adk-single-turn-2.13.0", "bad-one-call-per-message", "generated-twins-1003"): (
+        "ADK cancels the unfinished calls of a turn beside a call that pauses, and the variant "
+        "turns a twin call away: each leaves that call's questions missing at the run, no other "
+        "question extra, and ADK logs nothing for it"
+    ),
+    ("langgraph-toolnode-1.2.24", "bad-replay-turn", "generated-retried-1001"): (
+        "the one-task ToolNode replays a resumed task's every call, as the variant replays a "
+        "resumed turn's: the two runs show the same violations at the same steps"
+    ),
+    ("langgraph-toolnode-1.2.24", "bad-resume-by-responses", "generated-effects-1000"): (
+        "an ordinary tool of a resumed call runs again in both (I15 at an answer); the ToolNode "
+        "runs again what stood before the question in its message, the variant what stood after "
+        "it, and I15's sentence names the tool and its call, not where in the message it stood"
+    ),
+    ("langgraph-toolnode-1.2.24", "bad-resume-by-responses", "generated-effects-1005"): (
+        "as generated-effects-1000"
+    ),
+    ("openai-agents-0.24.0", "bad-no-ownership-check", "generated-twins-1009"): (
+        "openai-agents lets every concurrent call of a preserve_context agent tool run and ask, "
+        "and the variant lets a second call go on with the turn the first parked, which asks "
+        "again: both show the questions extra at the run, and nothing recorded says which call "
+        "asked"
+    ),
 }
 
 

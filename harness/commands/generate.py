@@ -11,7 +11,7 @@ from harness.commands.inputs import EXIT_HOLDS
 from harness.commands.options import Commands, add_command, shown
 from harness.report import write_atomically
 from harness.targets import registry
-from scenarios import corpus, coverage
+from scenarios import canary_sample, corpus, coverage
 from scenarios.strategies import Capabilities
 
 
@@ -31,11 +31,18 @@ def add_parser(commands: Commands) -> None:
     generate.add_argument(
         "--profile", choices=corpus.COMMITTED, default="ci", help="the profile (default: ci)"
     )
-    generate.add_argument(
+    sample = generate.add_mutually_exclusive_group()
+    sample.add_argument(
         "--coverage",
         action="store_true",
         help="write the coverage sample instead (scenarios/corpus/coverage/: the shapes where "
         "bugs hide, one family each; check --coverage runs it)",
+    )
+    sample.add_argument(
+        "--canary",
+        action="store_true",
+        help="write the canary sample instead (scenarios/corpus/canary/: a second, seeded draw "
+        "of the ci sample's families that only the exemption canary's variants run)",
     )
     generate.add_argument(
         "--corpus",
@@ -49,6 +56,8 @@ def add_parser(commands: Commands) -> None:
 def run(arguments: argparse.Namespace) -> int:
     if arguments.coverage:
         return _coverage(arguments.corpus)
+    if arguments.canary:
+        return _canary(arguments.corpus)
     profile, folder = arguments.profile, corpus.folder(arguments.profile, arguments.corpus)
     stems: dict[Capabilities, str] = {None: corpus.SHARED}
     expressible_sets = registry.built_in_expressible() | registry.older_releases_expressible()
@@ -80,5 +89,17 @@ def _coverage(root: Path) -> int:
     print(
         f"drawn with hypothesis {hypothesis_version}: review the diff, then run check --coverage "
         "on the reference (it must be clean)"
+    )
+    return EXIT_HOLDS
+
+
+def _canary(root: Path) -> int:
+    path = root / canary_sample.FILE.relative_to(corpus.CORPUS)
+    drawn = canary_sample.draw()
+    write_atomically(path, canary_sample.render(drawn))
+    print(f"{shown(path)}: {len(drawn)} scenarios drawn within every capability")
+    print(
+        f"drawn with hypothesis {hypothesis_version}: review the diff, then run the exemption "
+        "canary on the whole samples (python -m harness.canary --whole --baseline)"
     )
     return EXIT_HOLDS
