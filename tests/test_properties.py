@@ -128,6 +128,8 @@ CAUGHT_BY = {
     "busy-sub-agent": {"I3"},
     # ... or turned away for any earlier call of it in the message, whatever that call did
     "one-call-per-message": {"I3"},
+    # ... or turned away while any call's turn is parked, one under the parked call's id too
+    "busy-across-sessions": {"I3"},
     # the general family's corrupted turns and the deploy family's gone calls: an answer refused
     # there is shown attached to its questions
     "refused-answer-attached": {"I12"},

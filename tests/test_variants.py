@@ -238,6 +238,13 @@ CASES = (
     # a second call of one ephemeral sub-agent turned away while the first's turn is parked:
     # its question never goes up (I3), the caller's model gets an error for its answer (I2)
     Case("busy-sub-agent", regression("twin-calls"), frozenset({"I2", "I3"})),
+    # ... and turned away whoever calls it: the second user's call under the first's toolUseId
+    # is never asked (I3), its caller's model gets an error (I2) and its turn ends (O)
+    Case(
+        "busy-across-sessions",
+        coverage_regression("two-root-sessions"),
+        frozenset({"I2", "I3", "O"}),
+    ),
     # ... and turned away whenever an earlier call of the message stands, where the first twin
     # answered at once and the second was the one to ask: its question is never shown at depth
     # (I3, I11), its approval never delivered (I2), and the turn ends without it (O)

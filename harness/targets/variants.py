@@ -87,6 +87,7 @@ from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgain
 from harness.targets.variants_processes import ProcessMemoryTool, forget
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
+    BusyAcrossSessionsTool,
     BusySubAgentTool,
     CallNamedQuestionsAgent,
     ForwardToAllTool,
@@ -579,6 +580,14 @@ _ALL: Final = (
         "tools left on the agent tool, shared by every root session calling it: one user's "
         "call reads what another user's wrote",
         tool_class=AgentStateOnTheToolTool,
+    ),
+    Variant(
+        "busy-across-sessions",
+        "an ephemeral sub-agent tool holds one sub-agent at a time, whoever calls it: while one "
+        "user's call of it is parked in this process, another user's call (another root session "
+        "calling the same agent tool, under the same toolUseId too) is turned away with an error "
+        "result and never asks",
+        tool_class=BusyAcrossSessionsTool,
     ),
     Variant(
         "parked-messages-on-the-tool",

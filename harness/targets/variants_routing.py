@@ -245,6 +245,22 @@ class BusySubAgentTool(SubAgentTool):
         return super().run(call)
 
 
+class BusyAcrossSessionsTool(SubAgentTool):
+    """An ephemeral sub-agent tool holds one sub-agent at a time, whoever calls it: while a
+    call's turn is parked in this process, a call that resumes no turn of its own is turned away
+    with an error result and never asks, a call under the same toolUseId from another root
+    session too (``BusySubAgentTool`` lets a call under the parked call's key through).
+
+    Differs from the reference in ``run``, before it, as ``BusySubAgentTool`` does.
+    """
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        busy = bool(self.parked)
+        if self.live is None and busy and not self.owns(call.caller, call.key):
+            return Completed(f"sub-agent {self.name!r} is busy with another call", is_error=True)
+        return super().run(call)
+
+
 class OneCallPerMessageTool(SubAgentTool):
     """An ephemeral sub-agent tool runs one call of a model message at a time, and the message's
     calls all start at once: every call of it after the first in one message is turned away with
