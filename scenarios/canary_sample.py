@@ -59,10 +59,7 @@ def draw() -> corpus.Named:
 
 def render(drawn: corpus.Named) -> str:
     """The file's text: the ci sample's format, its header naming the command that writes it."""
-    text = corpus.render(PROFILE, None, drawn)
-    header, _, rest = text.partition("\n")
-    ci = corpus.REGENERATE.format(profile=PROFILE)
-    return header.replace(f'"regenerate":"{ci}"', f'"regenerate":"{REGENERATE}"') + "\n" + rest
+    return corpus.render(PROFILE, None, drawn, REGENERATE)
 
 
 def read(path: Path = FILE) -> list[tuple[str, Scenario]]:

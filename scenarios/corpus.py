@@ -209,14 +209,18 @@ def _prefixed(name: str, prefix: str) -> str:
     return f"{matched[1]}{prefix}{matched[2]}"
 
 
-def render(profile: str, capabilities: Capabilities, drawn: Named) -> str:
-    """The file's text: the header, then one line per scenario."""
+def render(
+    profile: str, capabilities: Capabilities, drawn: Named, regenerate: str | None = None
+) -> str:
+    """The file's text: the header, then one line per scenario.  The header names the command
+    that writes the file: ``generate --profile PROFILE``, or ``regenerate`` (a sample in the same
+    format that another command writes)."""
     within = drawn_within(capabilities)
     header = {
         "capabilities": None if within is None else sorted(within),
         "hypothesis": hypothesis.__version__,
         "profile": profile,
-        "regenerate": REGENERATE.format(profile=profile),
+        "regenerate": REGENERATE.format(profile=profile) if regenerate is None else regenerate,
         "scenarios": len(drawn),
     }
     lines = [header] + [

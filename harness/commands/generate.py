@@ -82,24 +82,23 @@ def run(arguments: argparse.Namespace) -> int:
 
 
 def _coverage(root: Path) -> int:
-    path = root / coverage.FILE.relative_to(corpus.CORPUS)
-    drawn = coverage.draw()
-    write_atomically(path, coverage.render(drawn))
-    print(f"{shown(path)}: {len(drawn)} scenarios drawn within every capability")
-    print(
-        f"drawn with hypothesis {hypothesis_version}: review the diff, then run check --coverage "
-        "on the reference (it must be clean)"
-    )
-    return EXIT_HOLDS
+    next_step = "run check --coverage on the reference (it must be clean)"
+    return _written(root, coverage.FILE, coverage.render(coverage.draw()), next_step)
 
 
 def _canary(root: Path) -> int:
-    path = root / canary_sample.FILE.relative_to(corpus.CORPUS)
-    drawn = canary_sample.draw()
-    write_atomically(path, canary_sample.render(drawn))
-    print(f"{shown(path)}: {len(drawn)} scenarios drawn within every capability")
-    print(
-        f"drawn with hypothesis {hypothesis_version}: review the diff, then run the exemption "
-        "canary on the whole samples (python -m harness.canary --whole --baseline)"
+    next_step = (
+        "run the exemption canary on the whole samples (python -m harness.canary --whole "
+        "--baseline)"
     )
+    return _written(root, canary_sample.FILE, canary_sample.render(canary_sample.draw()), next_step)
+
+
+def _written(root: Path, file: Path, text: str, next_step: str) -> int:
+    """Write ``text``, a sample drawn within every capability, as ``file`` under ``root``."""
+    path = root / file.relative_to(corpus.CORPUS)
+    write_atomically(path, text)
+    drawn = text.count("\n") - 1  # a header line, then one line per scenario
+    print(f"{shown(path)}: {drawn} scenarios drawn within every capability")
+    print(f"drawn with hypothesis {hypothesis_version}: review the diff, then {next_step}")
     return EXIT_HOLDS
