@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -36,6 +36,7 @@ from harness.findings.canary import (
     Sample,
     VariantRun,
     hidden_runs,
+    nearest,
     unchallenged,
 )
 from harness.findings.loading import release_views
@@ -171,6 +172,8 @@ class Measured:
     hidden: tuple[Hidden, ...]
     unchallenged: tuple[Broadening, ...]
     tried: Mapping[str, int]  # broadenings tried, per file
+    # the runs it was measured on, for the report's reasons (``reasons``)
+    sample: Sample | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -205,7 +208,25 @@ def measure(
         hidden += hidden_runs(stem, view, runs, expressible_of(stem, view))
         mine, tried[stem] = unchallenged(stem, view, sample)
         left += mine
-    return Measured(tuple(hidden), tuple(left), tried)
+    return Measured(tuple(hidden), tuple(left), tried, sample)
+
+
+Reasons = Mapping[Broadening, tuple[tuple[str, int], ...]]
+
+
+def reasons(views: Mapping[str, FindingsFile], measured: Measured) -> Reasons:
+    """For each broadening ``measured`` leaves unchallenged, what keeps the variants' violations
+    nearest it out (``harness.findings.canary.nearest``): where a new variant or a new shape
+    would have to write what, for the triage of the files.  It reads every candidate violation
+    again, so only the report asks it, never the tests."""
+    if measured.sample is None:
+        return {}
+    found: dict[Broadening, tuple[tuple[str, int], ...]] = {}
+    for item in measured.unchallenged:
+        recorded = next(c for c in views[item.file].classes if c.name == item.recorded_class)
+        position = next(i for i, w in enumerate(recorded.witnesses) if w.describe() == item.witness)
+        found[item] = nearest(recorded, position, item.how, measured.sample)
+    return found
 
 
 def dumped(measured: Measured) -> str:
@@ -220,15 +241,17 @@ def dumped(measured: Measured) -> str:
     return "{\n " + ",\n ".join(parts) + "\n}\n"
 
 
-def render(measured: Measured, whole: bool = False) -> str:
+def render(measured: Measured, whole: bool = False, why: Reasons | None = None) -> str:
     """The report, for the triage of the findings files: per file, each variant run it excuses
-    whole (with the classes that do) and each broadening no variant challenges."""
+    whole (with the classes that do) and each broadening no variant challenges, with what keeps
+    the nearest variant violations out where ``why`` says (``reasons``)."""
     lines = [
         "# The exemption canary, per run and per witness",
         "",
         "Each shipped findings file judged on the known-bad variants of the reference "
         + (
-            "(the regression files, the whole ci sample and the whole coverage sample): "
+            "(the regression files, the whole ci sample, the canary sample and the whole "
+            "coverage sample): "
             if whole
             else f"(the regression files, a part of the ci sample (every {EVERY}th scenario of "
             "each family, of the focused ones every second, of the restore family every "
@@ -273,10 +296,27 @@ def render(measured: Measured, whole: bool = False) -> str:
             ]
             lines.append("")
         if broad:
-            lines.append("Broadenings no variant challenges (class: how; the witness):")
+            lines.append(
+                "Broadenings no variant challenges (class: how; the witness; the variants' "
+                "violations of its invariant at its step kind, their logging and speaking "
+                "copies counted too, by the parts of the broadened witness they fail, or named "
+                "by the shipped witness too):"
+            )
             lines.append("")
-            lines += [f"- `{item.recorded_class}`: {item.how}; {item.witness}" for item in broad]
+            lines += [
+                f"- `{item.recorded_class}`: {item.how}; {item.witness}"
+                + _reasons((why or {}).get(item), why is not None)
+                for item in broad
+            ]
     return "\n".join(lines) + "\n"
+
+
+def _reasons(tally: tuple[tuple[str, int], ...] | None, asked: bool) -> str:
+    if not asked or tally is None:
+        return ""
+    if not tally:
+        return "; no variant's violation there at all"
+    return "; " + ", ".join(f"{count} {reason}" for reason, count in tally)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -289,20 +329,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{WHOLE_BASELINE.relative_to(ROOT)})",
     )
     parser.add_argument(
-        "--whole", action="store_true", help="the whole ci and coverage samples, not a part"
+        "--whole",
+        action="store_true",
+        help="the whole ci and coverage samples and the canary sample, not a part",
     )
     arguments = parser.parse_args(argv)
     whole = arguments.whole
     variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
+    views = shipped_views()
     measured = measure(
-        shipped_views(),
+        views,
         variant_runs(variants, canary_scenarios(whole)),
         variant_runs(variants, coverage_scenarios(whole)),
     )
     text = dumped(measured)
     stem = "exemption-canary-whole" if whole else "exemption-canary"
     write_atomically(arguments.reports / f"{stem}.json", text)
-    write_atomically(arguments.reports / f"{stem}.md", render(measured, whole))
+    write_atomically(
+        arguments.reports / f"{stem}.md", render(measured, whole, reasons(views, measured))
+    )
     if arguments.baseline:
         write_atomically(WHOLE_BASELINE if whole else BASELINE, text)
     same = sum(1 for item in measured.hidden if item.same_bug)

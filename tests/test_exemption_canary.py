@@ -64,6 +64,7 @@ from harness.findings.canary import (
     challenged,
     implied_classes,
     logging,
+    nearest,
     spoken,
     unnarrowed,
 )
@@ -567,6 +568,38 @@ def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged
     assert not challenged(found, 0, "pattern", sample(lost, between))
     assert challenged(found, 0, "scenario-classes", sample(lost, frozenset()))
     assert challenged(found, 0, "anchor", sample(lost, between))  # no I5 beside it
+
+
+def test_the_report_says_what_keeps_the_nearest_violations_out_of_a_broadening() -> None:
+    """For an unchallenged broadening the report tallies the variants' violations of its
+    invariant at its step kind by the parts of the broadened witness they fail (each run and its
+    logging copy): where a new variant or shape would have to write what."""
+    witness = Witness(
+        invariant="I3",
+        step="answer",
+        expected="^pending a#1, b#1$",
+        seen="^pending a#1 \\(missing b#1\\)$",
+    )
+    found = _one_class(
+        "lost-resume", "a restart loses it", witness, scenario_classes=("restart-between-answers",)
+    )
+    lost = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (missing b#1)")
+    other = replace(lost, expected="pending a#1, c#1")
+    between = frozenset({"restart-between-answers"})
+    sample = Sample(
+        [
+            VariantRun("bad-x", _run((lost, "answer"), classes=between)),
+            VariantRun("bad-x", _run((other, "answer"))),
+            VariantRun("bad-x", _run((other, "run"), classes=between)),  # another step kind
+        ]
+    )
+    both = "named by the shipped witness too"
+    assert not challenged(found, 0, "pattern", sample)
+    assert nearest(found, 0, "pattern", sample) == ((both, 2), ("scenario classes", 2))
+    assert not challenged(found, 0, "scenario-classes", sample)
+    assert nearest(found, 0, "scenario-classes", sample) == (("expected", 2), (both, 2))
+    at_resend = _one_class("late", "asked late", witness.model_copy(update={"step": "resend"}))
+    assert nearest(at_resend, 0, "pattern", sample) == ()  # no variant writes one there
 
 
 # Classes that only their sentences narrow (``unnarrowed``), per shipped file, as the files stand:

@@ -42,7 +42,7 @@ from fakes.model import RESPONSE_ID
 from harness.checkers.records import brief
 from harness.checkers.violation import Violation
 from harness.findings.document import FindingClass, FindingsFile, Witness
-from harness.findings.patterns import required_literals
+from harness.findings.patterns import full, required_literals
 from harness.findings.verdict import Observed, judge_findings
 from scenarios.oracle import CAUSE_CLASSES
 
@@ -534,6 +534,20 @@ def challenged(found: FindingClass, position: int, how: str, sample: Sample) -> 
     logging variants set aside what an SDK logs, so what is asked is whether that pattern or that
     scenario class narrows anything; whether the ``beside`` does is asked on its own
     (``BROADENINGS``), on the variants' runs as they are."""
+    made = _compared(found, position, how)
+    if made is None:
+        return None
+    wider, witness, original = made
+    shipped = set(sample.named(found, original))
+    return any(hit not in shipped for hit in sample.named(wider, witness))
+
+
+def _compared(
+    found: FindingClass, position: int, how: str
+) -> tuple[FindingClass, Witness, Witness] | None:
+    """The class and its witness at ``position`` broadened ``how``, and the shipped witness they
+    are compared with (``challenged``: a ``beside`` set aside in both where a sentence pattern or
+    the scenario classes are broadened)."""
     made = broadened(found, position, how)
     if made is None:
         return None
@@ -542,8 +556,48 @@ def challenged(found: FindingClass, position: int, how: str, sample: Sample) -> 
     if how in ("pattern", "scenario-classes") and original.beside is not None:
         original = original.model_copy(update={"beside": None, "beside_seen": None})
         witness = witness.model_copy(update={"beside": None, "beside_seen": None})
-    shipped = set(sample.named(found, original))
-    return any(hit not in shipped for hit in sample.named(wider, witness))
+    return wider, witness, original
+
+
+# The parts of a broadened witness a variant's violation can fail (``nearest``), in the order
+# they are asked: the first three each on their own, the anchors only where the rest hold.
+MISSED: Final = ("scenario classes", "expected", "seen", "anchors")
+NAMED_BOTH: Final = "named by the shipped witness too"
+
+
+def nearest(
+    found: FindingClass, position: int, how: str, sample: Sample
+) -> tuple[tuple[str, int], ...]:
+    """Why a broadening ``challenged`` finds unchallenged names nothing new, for the triage of
+    the files: of the variants' violations of the witness's invariant at its step kind, how many
+    fail which parts of the broadened witness (``MISSED``, joined by "+"), and how many the
+    shipped witness names as well (``NAMED_BOTH``); most first.  None at all: no variant writes a
+    sentence there, so only a new variant or a new shape could challenge it."""
+    made = _compared(found, position, how)
+    if made is None:
+        return ()
+    wider, witness, _ = made
+    tally: dict[str, int] = {}
+    for run, place in sample.index.get((witness.invariant, witness.step), ()):
+        violation, kind = run.violations[place]
+        missed = [
+            part
+            for part, holds in zip(
+                MISSED[:3],
+                (
+                    wider.narrows_to(run.classes),
+                    witness.expected is None or full(witness.expected, violation.expected),
+                    witness.seen is None or full(witness.seen, violation.seen),
+                ),
+                strict=True,
+            )
+            if not holds
+        ]
+        if not missed and not witness.matches(violation, kind, run.steps):
+            missed = [MISSED[3]]
+        reason = "+".join(missed) or NAMED_BOTH
+        tally[reason] = tally.get(reason, 0) + 1
+    return tuple(sorted(tally.items(), key=lambda item: (-item[1], item[0])))
 
 
 def unchallenged(file: str, document: FindingsFile, sample: Sample) -> tuple[list[Broadening], int]:
