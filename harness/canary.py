@@ -305,15 +305,13 @@ def render(measured: Measured, whole: bool = False, why: Reasons | None = None) 
             lines.append("")
             lines += [
                 f"- `{item.recorded_class}`: {item.how}; {item.witness}"
-                + _reasons((why or {}).get(item), why is not None)
+                + ("" if why is None else _reasons(why[item]))
                 for item in broad
             ]
     return "\n".join(lines) + "\n"
 
 
-def _reasons(tally: tuple[tuple[str, int], ...] | None, asked: bool) -> str:
-    if not asked or tally is None:
-        return ""
+def _reasons(tally: tuple[tuple[str, int], ...]) -> str:
     if not tally:
         return "; no variant's violation there at all"
     return "; " + ", ".join(f"{count} {reason}" for reason, count in tally)
