@@ -133,6 +133,9 @@ CAUGHT_BY = {
     # the general family's corrupted turns and the deploy family's gone calls: an answer refused
     # there is shown attached to its questions
     "refused-answer-attached": {"I12"},
+    # ... and a damaged turn, restored at the rebuild with every other, fails the rebuild: the
+    # steps after it find nothing rebuilt, and the questions a refusal keeps pending are gone
+    "restore-at-load": {"I9"},
     # an action's second question shown under its first's id, which a re-sent first answer
     # then takes
     "call-named-questions": {"I12"},

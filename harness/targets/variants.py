@@ -68,6 +68,7 @@ from harness.targets.variants_continuation import (
     ReplayTurnAgent,
     SharedObjectTool,
     SwallowRestoreFailureTool,
+    restore_every_turn,
 )
 from harness.targets.variants_coverage import (
     AgentStateOnTheToolTool,
@@ -133,6 +134,9 @@ class Variant:
     # the root session is stored without its parked turn (its interrupt state): a restart brings
     # its conversation back, not interrupted
     stores_no_parked_turn: bool = False
+    # a rebuild restores every stored sub-agent turn at once: one that cannot be restored fails
+    # the rebuild, not the answer to its call
+    restores_every_turn_at_load: bool = False
 
     @property
     def name(self) -> str:
@@ -169,6 +173,8 @@ class VariantTree(Tree):
             effect_tool=effect_tool,
             shared_tools=shared_tools,
         )
+        if variant.restores_every_turn_at_load and persisted is not None:
+            restore_every_turn(self.root.state.interrupt_state.context)
 
     def persist(self) -> bytes:
         """The reference's store; a variant that stores sessions only while they wait
@@ -580,6 +586,13 @@ _ALL: Final = (
         "tools left on the agent tool, shared by every root session calling it: one user's "
         "call reads what another user's wrote",
         tool_class=AgentStateOnTheToolTool,
+    ),
+    Variant(
+        "restore-at-load",
+        "a rebuild restores every stored sub-agent turn at once, as a session loaded whole is: "
+        "one that cannot be restored fails the rebuild (every root session's steps after it "
+        "find nothing rebuilt), not the answer to its own call",
+        restores_every_turn_at_load=True,
     ),
     Variant(
         "busy-across-sessions",

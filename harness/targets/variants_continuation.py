@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 
+from harness.reference import continuation
 from harness.reference.agent import (
     PENDING_TOOL_CALL,
     RESULTS_SO_FAR,
@@ -107,6 +108,22 @@ class SwallowRestoreFailureTool(SubAgentTool):
         except ContinuationError as failure:
             stored_turns(call.caller).pop(call.key, None)
             return Completed(f"sub-agent {self.name!r} could not resume: {failure}", is_error=True)
+
+
+def restore_every_turn(context: dict[str, JSON]) -> None:
+    """Restore every sub-agent turn stored in an interrupt ``context``, and those stored within
+    each, as a rebuild that loads the whole session at once does (the variant
+    ``restores_every_turn_at_load``): the first that cannot be restored raises
+    ``ContinuationError`` out of the rebuild, where the reference refuses only the answer to its
+    call.  Each is checked as stored for itself (its own owner and conversation manager), so a
+    turn restored for the wrong call still fails later, at its call, as in the reference."""
+    turns = context.get(SUB_AGENT_TURNS) or {}
+    assert isinstance(turns, dict)
+    for entry in turns.values():
+        parts = entry if isinstance(entry, dict) else {}
+        manager = parts.get("conversation_manager")
+        state = continuation.restore(entry, parts.get("owner"), str(manager))
+        restore_every_turn(state.interrupt_state.context)
 
 
 # --- what the call leaves behind ----------------------------------------------------------------
