@@ -15,8 +15,10 @@ CI asks a part of each sample, which is cheaper but finds less: a variant run th
 excuse whole is found only if the part holds its scenario, and a broadening is challenged only by
 the runs the part holds.  ``--whole`` asks the whole ci sample, the canary sample (a second draw
 of its families that only the variants run: ``scenarios.canary_sample``) and the whole coverage
-sample (``exemption-canary-whole.*``, ``reports/baselines/exemption-canary-whole.json``), what the
-main job's ``canary-whole`` environment holds the shipped files to, with the same tests.
+sample, and challenges the witnesses on the canary shapes too (the samples' scenarios with steps
+appended that no family draws: ``scenarios.canary_shapes``) (``exemption-canary-whole.*``,
+``reports/baselines/exemption-canary-whole.json``), what the main job's ``canary-whole``
+environment holds the shipped files to, with the same tests.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from harness.runner import run_scenario
 from harness.targets import registry
 from harness.targets.base import expressible_needs
 from harness.targets.variants import REAL_RESTART_ONLY
-from scenarios import canary_sample, corpus, coverage
+from scenarios import canary_sample, canary_shapes, corpus, coverage
 from scenarios.loading import REGRESSIONS, load_all, regression_files
 from scenarios.model import Scenario
 
@@ -125,13 +127,20 @@ def canary_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]]:
     ]
 
 
-def coverage_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]]:
-    """Every ``COVERAGE_EVERY``-th scenario of the coverage sample (all generated), and a second
-    tenth of the families ``SECOND_TENTH`` names, for the look-alikes of the classes narrowed to
-    one of its shapes (``whole``: every scenario of it)."""
+def challenger_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]]:
+    """The scenarios whose runs only challenge witnesses: every ``COVERAGE_EVERY``-th scenario
+    of the coverage sample (all generated), and a second tenth of the families ``SECOND_TENTH``
+    names, for the look-alikes of the classes narrowed to one of its shapes (``whole``: every
+    scenario of it, then the canary shapes of the ci sample and the coverage sample,
+    ``scenarios.canary_shapes``).  No profile draws a canary shape, so no findings class ever
+    judges an SDK's run of one: a variant's run a class excuses whole there is a bug no SDK run
+    could hide, and only the second question is asked of them."""
     drawn = coverage.read()
     if whole:
-        return [(name, scenario, True) for name, scenario in drawn]
+        committed = corpus.find("ci", None)
+        assert committed is not None, "the ci sample is committed (scenarios/corpus/ci/)"
+        shapes = canary_shapes.made(corpus.read(committed, "ci") + drawn)
+        return [(name, scenario, True) for name, scenario in drawn + shapes]
     chosen = drawn[::COVERAGE_EVERY]
     for prefix, start in SECOND_TENTH.items():
         family = [each for each in drawn if each[0].startswith(f"generated-{prefix}")]
@@ -329,7 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--whole",
         action="store_true",
-        help="the whole ci and coverage samples and the canary sample, not a part",
+        help="the whole ci and coverage samples, the canary sample and shapes, not a part",
     )
     arguments = parser.parse_args(argv)
     whole = arguments.whole
@@ -338,7 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     measured = measure(
         views,
         variant_runs(variants, canary_scenarios(whole)),
-        variant_runs(variants, coverage_scenarios(whole)),
+        variant_runs(variants, challenger_scenarios(whole)),
     )
     text = dumped(measured)
     stem = "exemption-canary-whole" if whole else "exemption-canary"

@@ -113,9 +113,10 @@ def variant_runs() -> VariantRuns:
 
 @pytest.fixture(scope="module")
 def coverage_variant_runs() -> VariantRuns:
-    """The variants' runs of a part of the coverage sample, made only where a class narrowed to
-    one of its shapes asks for its look-alikes."""
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.coverage_scenarios(WHOLE)))
+    """The variants' runs of a part of the coverage sample (the whole of it and the canary shapes
+    where the environment says so), made only where a class narrowed to one of its shapes asks
+    for its look-alikes, or where the witnesses are challenged."""
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.challenger_scenarios(WHOLE)))
 
 
 def test_every_shipped_findings_file_is_challenged() -> None:

@@ -1,0 +1,75 @@
+"""The canary shapes: the committed samples' scenarios with steps appended that no family draws,
+for the exemption canary alone.
+
+The exemption canary (``harness.canary``) asks its two questions on the known-bad variants' runs.
+A look-alike, or a narrowing a variant needs, shows only in a scenario of the right shape, and
+some shapes no family draws, however many draws are taken (a second draw of the ci sample's
+families, the canary sample, challenged one broadening more when it was doubled): an answer
+re-sent after a restart that came once the scenario's own steps were done, and an answer re-sent
+after a new run of the same prompt asked its questions again.  So the whole canary also runs the
+variants on two shapes made from every scenario of the ci sample and the coverage sample that
+answers something:
+
+* ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
+  order (each in its own root session);
+* ``<name>-resent-after-a-new-run``: its steps, its first run again (the same prompt, in the same
+  root session), then its first answer re-sent.
+
+They are made, not drawn: a pure function of the committed samples, so no file of their own.  Like
+the canary sample, no SDK target is checked on them and no findings file is triaged against them;
+the reference must hold on every one (``tests/test_canary_sample.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+from scenarios.model import Answer, Run, Scenario
+
+Steps = list[dict[str, Any]]
+
+
+def answers(scenario: Scenario) -> list[tuple[int, Answer]]:
+    """The scenario's answer steps, each with its index."""
+    return [(index, step) for index, step in enumerate(scenario.steps) if isinstance(step, Answer)]
+
+
+def _resend(index: int, answer: Answer) -> dict[str, Any]:
+    return {"resend": index, "session": answer.session}
+
+
+def resent_after_a_restart(scenario: Scenario) -> Steps:
+    """A restart after the scenario's steps, then each of its answers re-sent in order."""
+    return [{"restart": True}] + [_resend(index, answer) for index, answer in answers(scenario)]
+
+
+def resent_after_a_new_run(scenario: Scenario) -> Steps:
+    """The scenario's first run again, then its first answer re-sent."""
+    first_run = next(step for step in scenario.steps if isinstance(step, Run))
+    index, answer = answers(scenario)[0]
+    return [first_run.model_dump(mode="json"), _resend(index, answer)]
+
+
+SHAPES: Final[dict[str, Callable[[Scenario], Steps]]] = {
+    "resent-after-a-restart": resent_after_a_restart,
+    "resent-after-a-new-run": resent_after_a_new_run,
+}
+
+
+def shaped(scenario: Scenario, appended: Steps) -> Scenario:
+    """``scenario`` with ``appended`` after its steps, validated as a scenario file is."""
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    data["steps"] = [*data["steps"], *appended]
+    return Scenario.model_validate(data)
+
+
+def made(sources: Iterable[tuple[str, Scenario]]) -> list[tuple[str, Scenario]]:
+    """Each shape of each source scenario that answers something, source by source, under its
+    source's name and the shape's."""
+    return [
+        (f"{name}-{shape}", shaped(scenario, append(scenario)))
+        for name, scenario in sources
+        if answers(scenario)
+        for shape, append in SHAPES.items()
+    ]

@@ -1,0 +1,91 @@
+"""The canary shapes (``scenarios/canary_shapes.py``): each is its source scenario with the shape's
+steps appended, every source that answers something gives each shape under a name no sample
+uses, the reference holds on them, and the whole exemption canary runs them."""
+
+from __future__ import annotations
+
+import functools
+import os
+
+from harness import canary
+from harness.checkers import check
+from harness.runner import run_scenario
+from harness.targets.reference import ReferenceTarget
+from scenarios import canary_sample, canary_shapes, corpus, coverage
+from scenarios.loading import REGRESSIONS, load_all
+from scenarios.model import Resend, Restart, Run, Scenario
+
+# two users of one deployment, each answering in its own root session
+TWO_SESSIONS = dict(load_all([REGRESSIONS / "coverage" / "two-root-sessions.yaml"]))[
+    "two-root-sessions"
+]
+
+
+@functools.cache
+def sources() -> list[tuple[str, Scenario]]:
+    found = corpus.find("ci", None)
+    assert found is not None
+    return corpus.read(found, "ci") + coverage.read()
+
+
+@functools.cache
+def shapes() -> list[tuple[str, Scenario]]:
+    return canary_shapes.made(sources())
+
+
+def test_a_shape_is_its_source_with_steps_appended() -> None:
+    made = dict(canary_shapes.made([("two", TWO_SESSIONS)]))
+    assert set(made) == {f"two-{shape}" for shape in canary_shapes.SHAPES}
+    steps = TWO_SESSIONS.steps
+    restarted = made["two-resent-after-a-restart"].steps
+    assert restarted[: len(steps)] == steps
+    assert restarted[len(steps) :] == (
+        Restart(restart=True),
+        Resend(resend=3, session="b"),
+        Resend(resend=5, session="a"),
+    )
+    rerun = made["two-resent-after-a-new-run"].steps
+    assert rerun[: len(steps)] == steps
+    assert rerun[len(steps) :] == (
+        Run(run="report for b", session="b"),
+        Resend(resend=3, session="b"),
+    )
+
+
+def test_only_a_scenario_that_answers_something_is_shaped() -> None:
+    asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
+    assert canary_shapes.made([("quiet", asks_nothing)]) == []
+
+
+def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses() -> None:
+    names = [name for name, _ in shapes()]
+    answering = [name for name, scenario in sources() if canary_shapes.answers(scenario)]
+    assert len(answering) >= 600
+    assert names == [f"{name}-{shape}" for name in answering for shape in canary_shapes.SHAPES]
+    sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
+    assert len(set(names)) == len(names)
+    assert not set(names) & sampled
+
+
+def test_the_reference_holds_on_the_canary_shapes() -> None:
+    """Every violation a variant shows on a shape is its bug: the reference shows none.  CI asks
+    every eighth (the whole canary runs every variant on every one)."""
+    target = ReferenceTarget()
+    every = 1 if os.environ.get(canary.WHOLE_VARIABLE) == "whole" else 8
+    broken = {}
+    for name, scenario in shapes()[::every]:
+        violations = check(run_scenario(target, scenario, name))
+        if violations:
+            broken[name] = sorted({violation.invariant for violation in violations})
+    assert broken == {}
+
+
+def test_the_whole_canary_challenges_witnesses_on_them_and_the_part_does_not() -> None:
+    """Only the second question is asked of them: no SDK runs a canary shape."""
+    names = {name for name, _ in shapes()}
+    challengers = {name for name, _, _ in canary.challenger_scenarios(True)}
+    asked_both = {name for name, _, _ in canary.canary_scenarios(True)}
+    parts = {name for name, _, _ in canary.challenger_scenarios(False)}
+    assert names <= challengers
+    assert not names & asked_both
+    assert not names & parts
