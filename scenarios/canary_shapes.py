@@ -6,18 +6,20 @@ A look-alike, or a narrowing a variant needs, shows only in a scenario of the ri
 some shapes no family draws, however many draws are taken (a second draw of the ci sample's
 families, the canary sample, challenged one broadening more when it was doubled): an answer
 re-sent after a restart that came once the scenario's own steps were done, and an answer re-sent
-after a new run of the same prompt asked its questions again.  So the whole canary also runs the
-variants on two shapes made from every scenario of the ci sample and the coverage sample that
-answers something:
+after a new run of the same prompt asked its questions again.  So the whole canary also
+challenges the findings witnesses on the variants' runs of two shapes made from every scenario of
+the ci sample and the coverage sample that answers something:
 
 * ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
   order (each in its own root session);
 * ``<name>-resent-after-a-new-run``: its steps, its first run again (the same prompt, in the same
   root session), then its first answer re-sent.
 
-They are made, not drawn: a pure function of the committed samples, so no file of their own.  Like
-the canary sample, no SDK target is checked on them and no findings file is triaged against them;
-the reference must hold on every one (``tests/test_canary_sample.py``).
+They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
+SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
+run of one: the canary asks only whether a witness is narrower than its broadenings there
+(``harness.canary.challenger_scenarios``).  The reference must hold on every one
+(``tests/test_canary_shapes.py``).
 """
 
 from __future__ import annotations

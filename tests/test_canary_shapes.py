@@ -1,6 +1,6 @@
 """The canary shapes (``scenarios/canary_shapes.py``): each is its source scenario with the shape's
 steps appended, every source that answers something gives each shape under a name no sample
-uses, the reference holds on them, and the whole exemption canary runs them."""
+uses, the reference holds on them, and the whole exemption canary challenges witnesses on them."""
 
 from __future__ import annotations
 
