@@ -13,7 +13,12 @@ the ci sample and the coverage sample that answers something:
 * ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
   order (each in its own root session);
 * ``<name>-resent-after-a-new-run``: its steps, its first run again (the same prompt, in the same
-  root session), then its first answer re-sent.
+  root session), then its first answer re-sent;
+* ``<name>-corrupted-after-a-new-run``: its steps, its first run again, then the first sub-agent
+  turn it stores damaged (truncated), which ends with a restart: where the run parks a turn.
+  Every violation of the source's steps is then one of a scenario with a corruption, where the
+  families draw corruptions only into scenarios built around them (a class narrowed to those
+  scenarios meets there the look-alikes it must reject).
 
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
@@ -28,6 +33,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from scenarios.model import Answer, Run, Scenario
+from scenarios.oracle import ScenarioError, expectations
 
 Steps = list[dict[str, Any]]
 
@@ -53,9 +59,16 @@ def resent_after_a_new_run(scenario: Scenario) -> Steps:
     return [first_run.model_dump(mode="json"), _resend(index, answer)]
 
 
+def corrupted_after_a_new_run(scenario: Scenario) -> Steps:
+    """The scenario's first run again, then the first stored sub-agent turn truncated."""
+    first_run = next(step for step in scenario.steps if isinstance(step, Run))
+    return [first_run.model_dump(mode="json"), {"corrupt": "truncated"}]
+
+
 SHAPES: Final[dict[str, Callable[[Scenario], Steps]]] = {
     "resent-after-a-restart": resent_after_a_restart,
     "resent-after-a-new-run": resent_after_a_new_run,
+    "corrupted-after-a-new-run": corrupted_after_a_new_run,
 }
 
 
@@ -66,12 +79,25 @@ def shaped(scenario: Scenario, appended: Steps) -> Scenario:
     return Scenario.model_validate(data)
 
 
+def expressible(scenario: Scenario, appended: Steps) -> Scenario | None:
+    """``scenario`` with ``appended`` after its steps, where it is a scenario the oracle can
+    follow: None where it is not (a corruption where two root sessions are, or where the new run
+    parks no turn to damage)."""
+    try:
+        made = shaped(scenario, appended)
+        expectations(made)
+    except (ValueError, ScenarioError):  # a pydantic ValidationError is a ValueError
+        return None
+    return made
+
+
 def made(sources: Iterable[tuple[str, Scenario]]) -> list[tuple[str, Scenario]]:
     """Each shape of each source scenario that answers something, source by source, under its
-    source's name and the shape's."""
+    source's name and the shape's, where the oracle can follow it (``expressible``)."""
     return [
-        (f"{name}-{shape}", shaped(scenario, append(scenario)))
+        (f"{name}-{shape}", made)
         for name, scenario in sources
         if answers(scenario)
         for shape, append in SHAPES.items()
+        if (made := expressible(scenario, append(scenario))) is not None
     ]

@@ -12,13 +12,17 @@ from harness.checkers import check
 from harness.runner import run_scenario
 from harness.targets.reference import ReferenceTarget
 from scenarios import canary_sample, canary_shapes, corpus, coverage
-from scenarios.loading import REGRESSIONS, load_all
-from scenarios.model import Resend, Restart, Run, Scenario
+from scenarios.loading import REGRESSIONS, load_all, parse_scenario
+from scenarios.model import Corrupt, Resend, Restart, Run, Scenario
 
 # two users of one deployment, each answering in its own root session
 TWO_SESSIONS = dict(load_all([REGRESSIONS / "coverage" / "two-root-sessions.yaml"]))[
     "two-root-sessions"
 ]
+# a gate one level down, whose question parks the planner's turn
+GATED = dict(load_all([REGRESSIONS / "gated-agent-call-nested.yaml"]))["gated-agent-call-nested"]
+CORRUPTED = "corrupted-after-a-new-run"
+RESENT = [shape for shape in canary_shapes.SHAPES if shape != CORRUPTED]
 
 
 @functools.cache
@@ -35,7 +39,7 @@ def shapes() -> list[tuple[str, Scenario]]:
 
 def test_a_shape_is_its_source_with_steps_appended() -> None:
     made = dict(canary_shapes.made([("two", TWO_SESSIONS)]))
-    assert set(made) == {f"two-{shape}" for shape in canary_shapes.SHAPES}
+    assert set(made) == {f"two-{shape}" for shape in RESENT}  # no corruption with two sessions
     steps = TWO_SESSIONS.steps
     restarted = made["two-resent-after-a-restart"].steps
     assert restarted[: len(steps)] == steps
@@ -52,6 +56,34 @@ def test_a_shape_is_its_source_with_steps_appended() -> None:
     )
 
 
+def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
+    made = dict(canary_shapes.made([("gated", GATED)]))
+    assert set(made) == {f"gated-{shape}" for shape in canary_shapes.SHAPES}
+    corrupted = made[f"gated-{CORRUPTED}"].steps
+    assert corrupted[: len(GATED.steps)] == GATED.steps
+    assert corrupted[len(GATED.steps) :] == (
+        Run(run="clean up the database"),
+        Corrupt(corrupt="truncated"),
+    )
+    # where the new run parks no sub-agent turn there is none to damage: no such shape is made
+    root_asks = parse_scenario(
+        {
+            "description": "the root asks itself",
+            "source": "tests/test_canary_shapes.py",
+            "tree": {
+                "name": "root",
+                "actions": [{"tool": "act", "label": "act"}],
+                "turns": [[{"tool": "act", "id": "t1"}]],
+            },
+            "steps": [{"run": "go"}, {"answer": {"act": "approve"}}],
+        },
+        "root-asks",
+    )
+    assert set(dict(canary_shapes.made([("root", root_asks)]))) == {
+        f"root-{shape}" for shape in RESENT
+    }
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
@@ -61,7 +93,11 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     names = [name for name, _ in shapes()]
     answering = [name for name, scenario in sources() if canary_shapes.answers(scenario)]
     assert len(answering) >= 600
-    assert names == [f"{name}-{shape}" for name in answering for shape in canary_shapes.SHAPES]
+    resent = [name for name in names if not name.endswith(CORRUPTED)]
+    assert resent == [f"{name}-{shape}" for name in answering for shape in RESENT]
+    corrupted = [name.removesuffix(f"-{CORRUPTED}") for name in names if name.endswith(CORRUPTED)]
+    assert len(corrupted) >= 500
+    assert set(corrupted) <= set(answering)
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
