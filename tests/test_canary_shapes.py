@@ -13,7 +13,8 @@ from harness.runner import run_scenario
 from harness.targets.reference import ReferenceTarget
 from scenarios import canary_sample, canary_shapes, corpus, coverage
 from scenarios.loading import REGRESSIONS, load_all, parse_scenario
-from scenarios.model import Corrupt, Resend, Restart, Run, Scenario
+from scenarios.model import Corrupt, Repair, Resend, Restart, Run, Scenario
+from scenarios.oracle import expectations
 
 # two users of one deployment, each answering in its own root session
 TWO_SESSIONS = dict(load_all([REGRESSIONS / "coverage" / "two-root-sessions.yaml"]))[
@@ -21,8 +22,12 @@ TWO_SESSIONS = dict(load_all([REGRESSIONS / "coverage" / "two-root-sessions.yaml
 ]
 # a gate one level down, whose question parks the planner's turn
 GATED = dict(load_all([REGRESSIONS / "gated-agent-call-nested.yaml"]))["gated-agent-call-nested"]
+# the shapes made only where the oracle can follow them (a corruption needs a stored turn)
 CORRUPTED = "corrupted-after-a-new-run"
-RESENT = [shape for shape in canary_shapes.SHAPES if shape != CORRUPTED]
+REPAIRED = "resent-after-a-repair"
+RESENT = [shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, REPAIRED)]
+# a damaged turn of its own, answered again after a repair
+FAULT = dict(load_all([REGRESSIONS / "fault-truncated.yaml"]))["fault-truncated"]
 
 
 @functools.cache
@@ -65,6 +70,19 @@ def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
         Run(run="clean up the database"),
         Corrupt(corrupt="truncated"),
     )
+    repaired = made[f"gated-{REPAIRED}"].steps
+    assert repaired[: len(corrupted)] == corrupted
+    assert repaired[len(corrupted) :] == (
+        GATED.steps[2],  # the first answer, refused while its turn is damaged
+        Repair(repair=True),
+        Resend(resend=len(corrupted)),
+    )
+    # ... and carried out once the turn is put back: a re-send that resumes a turn
+    assert [each.error for each in expectations(made[f"gated-{REPAIRED}"])[-3:]] == [
+        "required",
+        "allowed",
+        "forbidden",
+    ]
     # where the new run parks no sub-agent turn there is none to damage: no such shape is made
     root_asks = parse_scenario(
         {
@@ -84,6 +102,14 @@ def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     }
 
 
+def test_a_scenario_that_damages_a_turn_of_its_own_is_not_repaired() -> None:
+    """After two damages and one repair the oracle's expectation is not yet the reference's
+    (scenarios/canary_shapes.py), so such a source gives no repaired shape."""
+    assert set(dict(canary_shapes.made([("fault", FAULT)]))) == {
+        f"fault-{shape}" for shape in canary_shapes.SHAPES if shape != REPAIRED
+    }
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
@@ -93,11 +119,12 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     names = [name for name, _ in shapes()]
     answering = [name for name, scenario in sources() if canary_shapes.answers(scenario)]
     assert len(answering) >= 600
-    resent = [name for name in names if not name.endswith(CORRUPTED)]
+    resent = [name for name in names if not name.endswith((CORRUPTED, REPAIRED))]
     assert resent == [f"{name}-{shape}" for name in answering for shape in RESENT]
-    corrupted = [name.removesuffix(f"-{CORRUPTED}") for name in names if name.endswith(CORRUPTED)]
-    assert len(corrupted) >= 500
-    assert set(corrupted) <= set(answering)
+    for shape in (CORRUPTED, REPAIRED):
+        made = [name.removesuffix(f"-{shape}") for name in names if name.endswith(shape)]
+        assert len(made) >= 500
+        assert set(made) <= set(answering)
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
