@@ -242,8 +242,10 @@ class CorruptingStore:
 
     def repair(self) -> str:
         """Put every damaged continuation back as it was, unless it changed since it was
-        damaged; say what was done."""
-        said = [f"{damage.key} {self._put_back(damage)}" for damage in self.damages]
+        damaged; say what was done.  The latest damage is undone first: each is put back only
+        where the turn still holds what it left, so two damages of one turn are undone back to
+        what it held before the first."""
+        said = [f"{damage.key} {self._put_back(damage)}" for damage in reversed(self.damages)]
         self.damages = []
         return "; ".join(said) if said else "nothing to repair"
 

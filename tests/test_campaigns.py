@@ -16,6 +16,7 @@ from harness.campaigns.corruption import CLASSES, classify, run_case, simplest, 
 from harness.campaigns.crashes import crash_campaign, crash_points, run_with_crash
 from harness.campaigns.invariants import CAMPAIGNS, generated, run_campaign
 from harness.campaigns.report import Budget, dumps, fault_document, markdown
+from harness.checkers import check
 from harness.cli import main
 from harness.history import History
 from harness.runner import Recorder, run_scenario
@@ -313,3 +314,39 @@ def test_an_answer_left_in_doubt_stays_refused_after_another_answer_succeeds() -
     assert again.error is not None
     assert "may have run" in again.error
     assert ran == ["s1-act", "s2-act"]
+
+
+def test_a_turn_damaged_twice_is_put_back_whole_by_one_repair() -> None:
+    """A repair undoes the damages latest first: two damages of one stored turn, then one repair,
+    leave it as it was before the first (each damage is put back only where the turn still holds
+    what that damage left, so undone in the order made the first found the second's damage there
+    and kept it, and the answer after the repair was refused where the oracle expects it carried
+    out)."""
+    twice = parse_scenario(
+        {
+            "description": "one stored turn damaged twice, one repair, then the answer",
+            "source": "tests/test_campaigns.py",
+            "tree": {
+                "name": "orchestrator",
+                "turns": [[{"tool": "s1", "id": "t1"}]],
+                "sub_agents": [
+                    {
+                        "name": "s1",
+                        "actions": [{"tool": "act", "label": "s1-act"}],
+                        "turns": [[{"tool": "act", "id": "u1"}]],
+                    }
+                ],
+            },
+            "steps": [
+                {"run": "go"},
+                {"corrupt": "schema_version_other"},
+                {"corrupt": "truncated"},
+                {"repair": True},
+                {"answer": {"s1-act": "approve"}},
+            ],
+        },
+        "twice",
+    )
+    history = run_scenario(ReferenceTarget(), twice, "twice")
+    assert check(history) == []
+    assert [each["action"] for each in history.steps[4].executions] == ["s1-act"]
