@@ -102,12 +102,13 @@ def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     }
 
 
-def test_a_scenario_that_damages_a_turn_of_its_own_is_not_repaired() -> None:
-    """After two damages and one repair the oracle's expectation is not yet the reference's
-    (scenarios/canary_shapes.py), so such a source gives no repaired shape."""
-    assert set(dict(canary_shapes.made([("fault", FAULT)]))) == {
-        f"fault-{shape}" for shape in canary_shapes.SHAPES if shape != REPAIRED
-    }
+def test_a_scenario_that_damages_a_turn_of_its_own_is_repaired_too() -> None:
+    """Its turn damaged twice, one repair puts it back (the latest damage undone first)."""
+    made = dict(canary_shapes.made([("fault", FAULT)]))
+    assert set(made) == {f"fault-{shape}" for shape in canary_shapes.SHAPES}
+    history = run_scenario(ReferenceTarget(), made[f"fault-{REPAIRED}"], "fault")
+    assert check(history) == []
+    assert history.steps[-1].executions
 
 
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
