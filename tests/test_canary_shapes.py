@@ -1,6 +1,7 @@
 """The canary shapes (``scenarios/canary_shapes.py``): each is its source scenario with the shape's
-steps appended, every source that answers something gives each shape under a name no sample
-uses, the reference holds on them, and the whole exemption canary challenges witnesses on them."""
+steps appended, every source that answers something gives each shape the oracle can follow under
+a name no sample uses, the reference holds on them, and the whole exemption canary challenges
+witnesses on them."""
 
 from __future__ import annotations
 
@@ -26,8 +27,10 @@ GATED = dict(load_all([REGRESSIONS / "gated-agent-call-nested.yaml"]))["gated-ag
 CORRUPTED = "corrupted-after-a-new-run"
 REPAIRED = "resent-after-a-repair"
 RESENT = [shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, REPAIRED)]
-# a damaged turn of its own, answered again after a repair
-FAULT = dict(load_all([REGRESSIONS / "fault-truncated.yaml"]))["fault-truncated"]
+# a stored turn damaged (its payload gone) and never repaired
+UNLOADABLE = dict(load_all([REGRESSIONS / "schema-skew-payload-missing.yaml"]))[
+    "schema-skew-payload-missing"
+]
 
 
 @functools.cache
@@ -103,10 +106,11 @@ def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
 
 
 def test_a_scenario_that_damages_a_turn_of_its_own_is_repaired_too() -> None:
-    """Its turn damaged twice, one repair puts it back (the latest damage undone first)."""
-    made = dict(canary_shapes.made([("fault", FAULT)]))
-    assert set(made) == {f"fault-{shape}" for shape in canary_shapes.SHAPES}
-    history = run_scenario(ReferenceTarget(), made[f"fault-{REPAIRED}"], "fault")
+    """Its turn damaged twice (its own damage, then the shape's), one repair puts it back whole
+    (the latest damage undone first), and the re-sent answer is carried out."""
+    made = dict(canary_shapes.made([("unloadable", UNLOADABLE)]))
+    assert set(made) == {f"unloadable-{shape}" for shape in canary_shapes.SHAPES}
+    history = run_scenario(ReferenceTarget(), made[f"unloadable-{REPAIRED}"], "unloadable")
     assert check(history) == []
     assert history.steps[-1].executions
 
