@@ -38,6 +38,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
+from pydantic import ValidationError
+
 from scenarios.model import Answer, Run, Scenario
 from scenarios.oracle import ScenarioError, expectations
 
@@ -106,7 +108,7 @@ def expressible(scenario: Scenario, appended: Steps) -> Scenario | None:
     try:
         made = shaped(scenario, appended)
         expectations(made)
-    except (ValueError, ScenarioError):  # a pydantic ValidationError is a ValueError
+    except (ValidationError, ScenarioError):  # refused by the model, or by the oracle
         return None
     return made
 
