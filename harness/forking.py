@@ -436,31 +436,88 @@ WARM_UP: Final = {
 
 def _import_what_a_session_imports(target: Target) -> None:
     """Import here the modules a session of ``target`` imports as it runs (an SDK imports much
-    lazily), so no segment's process pays for them again.  A throwaway child runs the warm-up
-    scenario and names them; the server only imports them, and never runs a session itself."""
+    lazily), so no segment's process pays for them again; and build the pydantic models whose
+    schemas it builds lazily (a model with a deferred build, as openai's response types are, is
+    built on first use, in every segment's process again: more than half of what a segment of
+    openai-agents cost).  Neither holds a scenario's state: they are what importing the SDK would
+    do if it did not defer them.  A throwaway child runs the warm-up scenario and names them; the
+    server only imports and builds them, and never runs a session itself."""
     import importlib
 
     with tempfile.TemporaryDirectory(prefix="nested-interrupt-warm-up-") as directory:
-        names = Path(directory) / "modules"
+        named = Path(directory)
         pid = os.fork()
         if pid == 0:
-            os._exit(_warm_up(target, Path(directory), names))
+            os._exit(_warm_up(target, named))
         os.waitpid(pid, 0)
-        imported = names.read_text(encoding="utf-8").split() if names.exists() else []
+        imported = _names(named / "modules")
+        built = _names(named / "models")
     for module in imported:
         with contextlib.suppress(Exception):  # one that imports only inside a session
             importlib.import_module(module)
+    for name in built:
+        with contextlib.suppress(Exception):  # one defined inside a function, or generic
+            _build_model(name)
 
 
-def _warm_up(target: Target, directory: Path, names: Path) -> int:
+def _names(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").split() if path.exists() else []
+
+
+def _warm_up(target: Target, directory: Path) -> int:
     from harness.runner import run_scenario
     from scenarios.loading import parse_scenario
 
     before = set(sys.modules)
+    deferred, ready = set(_models(built=False)), set(_models(built=True))
     with contextlib.suppress(Exception):
         run_scenario(target, parse_scenario(WARM_UP, "warm-up"), "warm-up")
-    names.write_text("\n".join(sorted(set(sys.modules) - before)), encoding="utf-8")
+    modules = sorted(set(sys.modules) - before)
+    (directory / "modules").write_text("\n".join(modules), encoding="utf-8")
+    # deferred before, or defined by a module the session imported (deferred there, or not)
+    built = sorted(
+        f"{model.__module__}:{model.__qualname__}"
+        for model in _models(built=True)
+        if model in deferred or model not in ready
+    )
+    (directory / "models").write_text("\n".join(built), encoding="utf-8")
     return 0
+
+
+def _models(*, built: bool) -> list[type]:
+    """Every pydantic model class defined so far whose schema is (``built``) or is not built."""
+    from pydantic import BaseModel
+
+    found: list[type] = []
+    seen: set[type] = set()
+    waiting: list[type] = [BaseModel]
+    while waiting:
+        subclasses: list[type] = waiting.pop().__subclasses__()
+        for subclass in subclasses:
+            if subclass not in seen:
+                seen.add(subclass)
+                waiting.append(subclass)
+                if _built(subclass) == built:
+                    found.append(subclass)
+    return found
+
+
+def _built(model: type) -> bool:
+    return bool(model.__dict__.get("__pydantic_complete__", False))
+
+
+def _build_model(name: str) -> None:
+    """Build the schema of the model named ``module:qualname``, if it is deferred still."""
+    import importlib
+
+    from pydantic import BaseModel
+
+    module, qualname = name.split(":", 1)
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    if isinstance(found, type) and issubclass(found, BaseModel) and not _built(found):
+        found.model_rebuild(raise_errors=False)
 
 
 def _reap() -> set[int]:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness import forking
 from harness.cli import main
 from harness.forking import ForkIsolated, ForkServer, SegmentFailed, server
 from harness.runner import AdapterError, run_scenario
@@ -109,3 +110,47 @@ def test_an_unknown_isolation_is_one_line_and_exit_2(capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "--isolation" in err
+
+
+LATE_MODEL = """
+from pydantic import BaseModel, ConfigDict
+
+
+class Late(BaseModel):
+    '''A model whose schema is built on first use, as openai's response types are.'''
+
+    model_config = ConfigDict(defer_build=True)
+    n: int
+"""
+
+
+def test_what_a_session_builds_late_the_server_builds_before_it_forks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "late_models_of_a_session.py").write_text(LATE_MODEL, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import late_models_of_a_session as late  # type: ignore[import-not-found]
+
+    reference = registry.get("reference")
+
+    class BuildsLate:
+        """The reference, with a session that validates a late model as it starts."""
+
+        info = reference.info
+
+        def start(self, scenario: Scenario, workdir: Path) -> Session:
+            late.Late.model_validate({"n": 1})
+            return reference.start(scenario, workdir)
+
+    assert late.Late in forking._models(built=False)
+    # the warm-up (the server's throwaway child, run here) names it once its session built it
+    assert forking._warm_up(BuildsLate(), tmp_path) == 0
+    assert "late_models_of_a_session:Late" in (tmp_path / "models").read_text(encoding="utf-8")
+    assert late.Late not in forking._models(built=False)
+    # and the server builds what it names: a model deferred still is built, by its name
+    (tmp_path / "later_models_of_a_session.py").write_text(LATE_MODEL, encoding="utf-8")
+    import later_models_of_a_session as later  # type: ignore[import-not-found]
+
+    assert later.Late in forking._models(built=False)
+    forking._build_model("later_models_of_a_session:Late")
+    assert later.Late in forking._models(built=True)
