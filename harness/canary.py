@@ -4,7 +4,8 @@ run and per witness (``harness.findings.canary`` says what is asked and why); a 
 coverage sample too, whose runs only challenge class witnesses (a class narrowed to one of its
 shapes meets its challengers there).
 
-``python -m harness.canary [--reports DIR] [--baseline] [--whole]`` writes
+``python -m harness.canary [--reports DIR] [--baseline] [--whole] [--workers N | --scheduler
+ADDRESS]`` writes
 ``DIR/exemption-canary.md`` and ``.json``: each findings file's variant runs it excuses whole and
 its class witnesses' broadenings no variant challenges.  ``--baseline`` also writes
 ``reports/baselines/exemption-canary.json``, which ``tests/test_exemption_canary.py`` holds the
@@ -19,18 +20,28 @@ sample, and challenges the witnesses on the canary shapes too (the samples' scen
 appended that no family draws: ``scenarios.canary_shapes``) (``exemption-canary-whole.*``,
 ``reports/baselines/exemption-canary-whole.json``), what the main job's ``canary-whole``
 environment holds the shipped files to, with the same tests.
+
+The variant runs are the tasks of the execution seam (``harness.execution``): ``--workers`` and
+``--scheduler`` spread them as they spread ``check``'s, and the tests' runs where
+``WORKERS_VARIABLE`` names a number of local processes (tox -e canary-whole).  Each run depends on
+its scenario alone and the runs come back in the order given, so the report is the same bytes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from harness import execution
 from harness.checkers import check
+from harness.commands.inputs import BadInput, connect
+from harness.commands.options import execution_options
 from harness.findings import FINDINGS, FindingsFile, observe, read_findings_file
 from harness.findings.canary import (
     Broadening,
@@ -46,7 +57,7 @@ from harness.forking import ForkIsolated
 from harness.report import write_atomically
 from harness.runner import run_scenario
 from harness.targets import registry
-from harness.targets.base import expressible_needs
+from harness.targets.base import Target, expressible_needs
 from harness.targets.variants import REAL_RESTART_ONLY
 from scenarios import canary_sample, canary_shapes, corpus, coverage
 from scenarios.loading import REGRESSIONS, load_all, regression_files
@@ -59,6 +70,10 @@ BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary.json"
 # names it (WHOLE_VARIABLE=whole: tox -e canary-whole)
 WHOLE_BASELINE: Final = ROOT / "reports" / "baselines" / "exemption-canary-whole.json"
 WHOLE_VARIABLE: Final = "HARNESS_CANARY"
+# the local processes the tests' variant runs are spread over, where the environment names a
+# number (tox -e canary-whole); else they run in the test's process, or on the Dask cluster that
+# DASK_SCHEDULER_ADDRESS names
+WORKERS_VARIABLE: Final = "HARNESS_CANARY_WORKERS"
 # Every EVERY-th scenario of each family of the ci sample: cheaper than the whole, and it finds a
 # part of what the whole finds (a variant run excused whole only if the part holds it, and a
 # broadening the part leaves unchallenged may meet its challenger in the whole); CI asks the part,
@@ -149,20 +164,38 @@ def challenger_scenarios(whole: bool = False) -> list[tuple[str, Scenario, bool]
 
 
 def variant_runs(
-    variants: Iterable[str], scenarios: Sequence[tuple[str, Scenario, bool]]
+    variants: Iterable[str],
+    scenarios: Sequence[tuple[str, Scenario, bool]],
+    where: execution.Execution = execution.IN_PROCESS,
 ) -> list[VariantRun]:
     """Each variant's run of each scenario, as the findings judge it (a variant whose bug is
-    module state, ``REAL_RESTART_ONLY``, restarts for real: a new process)."""
-    found = []
+    module state, ``REAL_RESTART_ONLY``, restarts for real: a new process), run ``where`` (in
+    this process unless told), in the order of the variants, then of the scenarios."""
+    tasks: list[tuple[Target, tuple[str, Scenario, bool]]] = []
     for variant in variants:
         target = registry.get(variant)
         if variant in REAL_RESTART_ONLY:
             target = ForkIsolated(variant, target)
-        for name, scenario, generated in scenarios:
-            history = run_scenario(target, scenario, name)
-            observed = observe(history, scenario, check(history), generated=generated)
-            found.append(VariantRun(variant, observed, expressible_needs(scenario)))
-    return found
+        tasks += [(target, each) for each in scenarios]
+    return list(where.map(_variant_run, tasks))
+
+
+def _variant_run(target: Target, item: tuple[str, Scenario, bool]) -> VariantRun:
+    """One task: a variant's run of one scenario, observed as the findings judge it."""
+    name, scenario, generated = item
+    history = run_scenario(target, scenario, name)
+    observed = observe(history, scenario, check(history), generated=generated)
+    return VariantRun(target.info.name, observed, expressible_needs(scenario))
+
+
+def where_the_tests_run(environ: Mapping[str, str] = os.environ) -> execution.Execution:
+    """Where the tests' variant runs go: ``WORKERS_VARIABLE`` local processes where it names a
+    whole number above 0 (anything else there is refused, naming it), else as ``check`` would
+    without options (this process, or the Dask cluster ``DASK_SCHEDULER_ADDRESS`` names)."""
+    named = environ.get(WORKERS_VARIABLE, "")
+    if named and not (named.isdigit() and int(named) > 0):
+        raise ValueError(f"{WORKERS_VARIABLE}={named!r}: expected a whole number above 0")
+    return execution.connect(int(named) if named else None, None, environ)
 
 
 def shipped_views(folder: Path = FINDINGS) -> dict[str, FindingsFile]:
@@ -340,15 +373,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="the whole ci and coverage samples, the canary sample and shapes, not a part",
     )
+    execution_options(parser, "the variants' runs")
     arguments = parser.parse_args(argv)
     whole = arguments.whole
     variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
     views = shipped_views()
-    measured = measure(
-        views,
-        variant_runs(variants, canary_scenarios(whole)),
-        variant_runs(variants, challenger_scenarios(whole)),
-    )
+    try:
+        with connect(arguments) as where:
+            runs = variant_runs(variants, canary_scenarios(whole), where)
+            challengers = variant_runs(variants, challenger_scenarios(whole), where)
+    except (BadInput, execution.Lost, execution.WorkerMismatch) as problem:
+        print(problem, file=sys.stderr)
+        return 2
+    measured = measure(views, runs, challengers)
     text = dumped(measured)
     stem = "exemption-canary-whole" if whole else "exemption-canary"
     write_atomically(arguments.reports / f"{stem}.json", text)

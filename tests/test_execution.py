@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from harness import execution
+from harness import canary, execution
 from harness.cli import EXIT_BAD_INPUT, main
 from harness.conformance import judge
 from harness.execution import IN_PROCESS, Execution, TargetRef, WorkerMismatch, connect, rebuilt
@@ -24,6 +24,7 @@ from harness.isolation import ProcessIsolated
 from harness.runner import AdapterError, record_run
 from harness.targets.base import Target
 from harness.targets.reference import ReferenceTarget
+from harness.targets.variants import REAL_RESTART_ONLY
 from scenarios.loading import load_scenario, regression_files
 
 SCENARIOS = [(path.stem, load_scenario(path)) for path in regression_files()[:4]]
@@ -190,4 +191,40 @@ def test_bad_execution_options_are_one_line_and_exit_2(
     error = capsys.readouterr().err
     assert error.count("\n") == 1
     assert expected in error
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_canarys_variant_runs_are_the_same_spread_over_local_processes() -> None:
+    # a variant of the reference, and one whose every restart is a new process (a fork server
+    # in each worker), on regression files where both fail and where neither does
+    variants = ["bad-shared-object", sorted(REAL_RESTART_ONLY)[0]]
+    chosen = {"deep-nesting", "preserve-context-no-store", "twin-calls"}
+    scenarios = [each for each in canary.canary_scenarios() if each[0] in chosen]
+    assert len(scenarios) == len(chosen)
+    here = canary.variant_runs(variants, scenarios)
+    assert {each.variant for each in here if each.run.violations} == set(variants)
+    with connect(2, None) as pool:
+        spread = canary.variant_runs(variants, scenarios, pool)
+    assert spread == here
+
+
+def test_the_canary_tests_run_where_the_environment_says() -> None:
+    with canary.where_the_tests_run({}) as here:
+        assert here.executor is None
+    with canary.where_the_tests_run({canary.WORKERS_VARIABLE: "2"}) as pool:
+        assert pool.where == "in 2 local processes"
+    for wrong in ("0", "two", "-1"):
+        with pytest.raises(ValueError, match=f"{canary.WORKERS_VARIABLE}='{wrong}'"):
+            canary.where_the_tests_run({canary.WORKERS_VARIABLE: wrong})
+
+
+def test_the_canary_refuses_a_scheduler_it_cannot_have_in_one_line_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    arguments = ["--reports", str(tmp_path), "--scheduler", "tcp://127.0.0.1:8786"]
+    assert canary.main(arguments) == EXIT_BAD_INPUT
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("--scheduler tcp://127.0.0.1:8786: needs the dask extra (pip install")
     assert list(tmp_path.iterdir()) == []

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, Final
 
@@ -41,6 +42,7 @@ from harness import canary
 from harness.canary import Measured
 from harness.checkers.records import brief
 from harness.checkers.violation import Violation
+from harness.execution import Execution
 from harness.findings import (
     FINDINGS,
     FindingsFile,
@@ -107,16 +109,24 @@ class VariantRuns:
 
 
 @pytest.fixture(scope="module")
-def variant_runs() -> VariantRuns:
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios(WHOLE)))
+def where() -> Iterator[Execution]:
+    """Where the variants run: this process, or where the environment says (harness.canary
+    .where_the_tests_run: tox -e canary-whole spreads them over local processes)."""
+    with canary.where_the_tests_run() as chosen:
+        yield chosen
 
 
 @pytest.fixture(scope="module")
-def coverage_variant_runs() -> VariantRuns:
+def variant_runs(where: Execution) -> VariantRuns:
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios(WHOLE), where))
+
+
+@pytest.fixture(scope="module")
+def coverage_variant_runs(where: Execution) -> VariantRuns:
     """The variants' runs of a part of the coverage sample (the whole of it and the canary shapes
     where the environment says so), made only where a class narrowed to one of its shapes asks
     for its look-alikes, or where the witnesses are challenged."""
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.challenger_scenarios(WHOLE)))
+    return VariantRuns(canary.variant_runs(VARIANTS, canary.challenger_scenarios(WHOLE), where))
 
 
 def test_every_shipped_findings_file_is_challenged() -> None:
