@@ -36,12 +36,10 @@ import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from harness import execution
 from harness.checkers import check
-from harness.commands.inputs import BadInput, connect
-from harness.commands.options import execution_options
 from harness.findings import FINDINGS, FindingsFile, observe, read_findings_file
 from harness.findings.canary import (
     Broadening,
@@ -189,13 +187,22 @@ def _variant_run(target: Target, item: tuple[str, Scenario, bool]) -> VariantRun
 
 
 def where_the_tests_run(environ: Mapping[str, str] = os.environ) -> execution.Execution:
-    """Where the tests' variant runs go: ``WORKERS_VARIABLE`` local processes where it names a
-    whole number above 0 (anything else there is refused, naming it), else as ``check`` would
-    without options (this process, or the Dask cluster ``DASK_SCHEDULER_ADDRESS`` names)."""
-    named = environ.get(WORKERS_VARIABLE, "")
-    if named and not (named.isdigit() and int(named) > 0):
-        raise ValueError(f"{WORKERS_VARIABLE}={named!r}: expected a whole number above 0")
-    return execution.connect(int(named) if named else None, None, environ)
+    """Where the tests' variant runs go: ``WORKERS_VARIABLE`` local processes where it names
+    some (anything but a whole number above 0 there is refused, naming it), else as ``check``
+    would without options (this process, or the Dask cluster ``DASK_SCHEDULER_ADDRESS`` names)."""
+    named = environ.get(WORKERS_VARIABLE)
+    try:
+        workers = processes(named) if named else None
+    except argparse.ArgumentTypeError as wrong:
+        raise ValueError(f"{WORKERS_VARIABLE}: {wrong}") from None
+    return execution.connect(workers, None, environ)
+
+
+def processes(text: str) -> int:
+    """A number of local processes, as ``check --workers`` takes it."""
+    if not (text.isdigit() and int(text) > 0):
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return int(text)
 
 
 def shipped_views(folder: Path = FINDINGS) -> dict[str, FindingsFile]:
@@ -359,8 +366,16 @@ def _reasons(tally: tuple[tuple[str, int], ...]) -> str:
     return "; " + ", ".join(f"{count} {reason}" for reason, count in tally)
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose mistakes are one line and exit 2, as the harness's commands' are."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: {message} (see --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.canary", description=__doc__)
+    parser = _Parser(prog="python -m harness.canary", description=__doc__)
     parser.add_argument("--reports", type=Path, default=Path("reports"), metavar="DIR")
     parser.add_argument(
         "--baseline",
@@ -373,16 +388,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="the whole ci and coverage samples, the canary sample and shapes, not a part",
     )
-    execution_options(parser, "the variants' runs")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=processes,
+        metavar="N",
+        help="run the variants' runs in N local processes; the report is the same bytes",
+    )
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run them on the Dask cluster whose scheduler is at ADDRESS (as check does)",
+    )
     arguments = parser.parse_args(argv)
     whole = arguments.whole
     variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
     views = shipped_views()
     try:
-        with connect(arguments) as where:
-            runs = variant_runs(variants, canary_scenarios(whole), where)
-            challengers = variant_runs(variants, challenger_scenarios(whole), where)
-    except (BadInput, execution.Lost, execution.WorkerMismatch) as problem:
+        with execution.connect(arguments.workers, arguments.scheduler) as spread:
+            runs = variant_runs(variants, canary_scenarios(whole), spread)
+            challengers = variant_runs(variants, challenger_scenarios(whole), spread)
+    except (execution.Unavailable, execution.Lost, execution.WorkerMismatch) as problem:
         print(problem, file=sys.stderr)
         return 2
     measured = measure(views, runs, challengers)

@@ -214,7 +214,8 @@ def test_the_canary_tests_run_where_the_environment_says() -> None:
     with canary.where_the_tests_run({canary.WORKERS_VARIABLE: "2"}) as pool:
         assert pool.where == "in 2 local processes"
     for wrong in ("0", "two", "-1"):
-        with pytest.raises(ValueError, match=f"{canary.WORKERS_VARIABLE}='{wrong}'"):
+        expected = f"{canary.WORKERS_VARIABLE}: expected a whole number >= 1, got '{wrong}'"
+        with pytest.raises(ValueError, match=expected):
             canary.where_the_tests_run({canary.WORKERS_VARIABLE: wrong})
 
 
@@ -228,3 +229,15 @@ def test_the_canary_refuses_a_scheduler_it_cannot_have_in_one_line_before_any_ru
     assert error.count("\n") == 1
     assert error.startswith("--scheduler tcp://127.0.0.1:8786: needs the dask extra (pip install")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("options", [["--workers", "0"], ["--workers", "2", "--scheduler", "x"]])
+def test_the_canarys_bad_execution_options_are_one_line_and_exit_2(
+    options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        canary.main(options)
+    assert ended.value.code == EXIT_BAD_INPUT
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("python -m harness.canary: ")
