@@ -1,5 +1,6 @@
 """Suite-wide setup: the hypothesis profile, the ``slow`` mark, an empty selection reported as a
-failure, and a fixture that makes thread timing vary as heavy load does."""
+failure, a fixture that makes thread timing vary as heavy load does, and one that runs the
+reference on a sample."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import json
 import math
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
 
+from scenarios.model import Scenario
 from scenarios.profiles import DatabaseChoiceError, load_profile
 
 NO_TESTS_COLLECTED = 5
@@ -84,3 +86,29 @@ def threads_switch_often() -> Iterator[None]:
     sys.setswitchinterval(1e-6)
     yield
     sys.setswitchinterval(before)
+
+
+Broken = dict[str, list[str]]
+
+
+@pytest.fixture
+def broken_on_the_reference() -> Callable[[Iterable[tuple[str, Scenario]]], Broken]:
+    """What the reference violates on a sample: each scenario it violates anything on, by name,
+    with those invariants (a sample that tests a variant's violations as its bug must give none).
+    Every scenario must run: the reference can express them all."""
+    from harness.checkers import check
+    from harness.runner import run_scenario
+    from harness.targets.reference import ReferenceTarget
+
+    def broken(scenarios: Iterable[tuple[str, Scenario]]) -> Broken:
+        target = ReferenceTarget()
+        found: Broken = {}
+        for name, scenario in scenarios:
+            history = run_scenario(target, scenario, name)
+            assert not history.not_applicable, name
+            violations = check(history)
+            if violations:
+                found[name] = sorted({violation.invariant for violation in violations})
+        return found
+
+    return broken
