@@ -145,6 +145,9 @@ CAUGHT_BY = {
     # a resumed turn that had a result before its question (the effects family's lookups, a
     # sub-agent that answered beside one that asked) sent without that result
     "drop-restored-result": {"I16"},
+    # an ephemeral sub-agent called again starts from its last call's conversation, messages and
+    # response id, which the provider takes without a word
+    "conversation-on-the-tool": {"I7"},
 }
 
 

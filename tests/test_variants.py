@@ -160,6 +160,20 @@ CASES = (
         coverage_regression("two-sessions-provider-state"),
         frozenset({"I2", "I3", "I7"}),
     ),
+    # ... the whole conversation, messages and response id together: the provider takes it as a
+    # follow-up of the conversation it knows, so nothing refuses it (no O), where the id alone
+    # is refused
+    Case(
+        "conversation-on-the-tool",
+        coverage_regression("two-sessions-provider-state"),
+        frozenset({"I7", "I16"}),
+        quiet=frozenset({"O"}),
+    ),
+    Case(
+        "conversation-on-the-tool",
+        regression("ephemeral-call-fresh-provider-state"),
+        frozenset({"I7"}),
+    ),
     Case(
         "parked-messages-on-the-tool",
         coverage_regression("two-sessions-restart-between-calls"),

@@ -72,6 +72,7 @@ from harness.targets.variants_continuation import (
 )
 from harness.targets.variants_coverage import (
     AgentStateOnTheToolTool,
+    ConversationOnTheToolTool,
     GateApprovalStandsTool,
     LooseAnswerLookupTool,
     ParkedBySharedKeyTool,
@@ -608,6 +609,14 @@ _ALL: Final = (
         "call that parked leaves its conversation on the agent tool, shared by every root "
         "session calling it, and the next call, another user's too, starts from it",
         tool_class=ParkedMessagesOnTheToolTool,
+    ),
+    Variant(
+        "conversation-on-the-tool",
+        "an ephemeral sub-agent's new call starts from the conversation its previous call left "
+        "on the agent tool, its messages and its provider state (the last response id) "
+        "together, shared by every root session calling it: the provider takes the carried id "
+        "as a follow-up of a conversation it knows, so nothing refuses it",
+        tool_class=ConversationOnTheToolTool,
     ),
 )
 

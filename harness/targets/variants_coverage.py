@@ -249,6 +249,30 @@ class AgentStateOnTheToolTool(CarriedOnTheToolTool):
     CARRIED = "state"
 
 
+class ConversationOnTheToolTool(CarriedOnTheToolTool):
+    """``CarriedOnTheToolTool`` for the whole conversation: the messages and the provider state
+    (the last response id) together, as an agent tool that resets neither between calls does.
+    A stateful provider then takes the new call's first request as a follow-up of the
+    conversation it knows, so nothing refuses the carried id, where the provider refuses an id
+    carried alone (``ProviderStateOnTheToolTool``)."""
+
+    CARRIED = "messages"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kept_state: JSON = None  # the provider state the last call left, beside its messages
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if not owned and self.live is None and self.kept is not None:
+            sub_agent.state.model_state = copy_json(self.kept_state)
+        return sub_agent
+
+    def left(self, sub_agent: Agent, result: AgentResult) -> JSON:
+        self.kept_state = copy_json(sub_agent.state.model_state)
+        return super().left(sub_agent, result)
+
+
 class ParkedMessagesOnTheToolTool(CarriedOnTheToolTool):
     """``CarriedOnTheToolTool`` for the messages, cleared when a call ends rather than when one
     starts: a call that parked (its question pending) leaves its messages, and the next call,
