@@ -67,6 +67,15 @@ COVERAGE: Final = (
     "idle-restart",
 )
 RECOGNISED: Final = CLASSES + FOCUSED + FINER + COVERAGE
+# classes whose every scenario is of others too, by how they are recognised: a deploy while a
+# question waits (``deploy-skew``) is a restart between answers, and a scenario that deploys is
+# never compared with a restart-free run (``has_control``); ``uncompared-restart`` is a cut of
+# ``restart-between-answers``.  A findings class narrowed by the wider class narrows nothing more
+# where its witness can name only the narrower one's scenarios (harness.findings.canary)
+WITHIN: Final = {
+    "deploy-skew": ("restart-between-answers", "uncompared-restart"),
+    "uncompared-restart": ("restart-between-answers",),
+}
 
 # the coverage sample's families' beginnings (``scenarios.coverage``), after ``generated-``: a
 # file of their own, scenarios/corpus/coverage/, never part of a profile's sample

@@ -713,7 +713,9 @@ def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
         loose.model_copy(update={"step": "answer"}),
         scenario_classes=("resend", "deploy-skew", "twin-calls"),
     )
-    assert implied_classes(gone) == {"resend", "deploy-skew"}
+    # a deploy while a question waits is a restart between answers no control is compared with
+    within = {"restart-between-answers", "uncompared-restart"}
+    assert implied_classes(gone) == {"resend", "deploy-skew"} | within
     kept = [broadened(found, position, "scenario-classes") for position in range(3)]
     assert [made[0].scenario_classes if made else None for made in kept] == [
         ("resend", "deploy-skew"),
@@ -722,6 +724,9 @@ def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
     ]
     implied = found.model_copy(update={"scenario_classes": ("deploy-skew", "resend")})
     assert broadened(implied, 0, "scenario-classes") is None  # nothing left to drop
+    wider = found.model_copy(update={"scenario_classes": ("restart-between-answers",)})
+    assert broadened(wider, 0, "scenario-classes") is None  # deploy-skew lies within it
+    assert broadened(wider, 1, "scenario-classes") is not None
 
 
 def test_anchors_recorded_at_a_re_send_imply_a_scenario_with_one() -> None:

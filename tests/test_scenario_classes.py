@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from scenarios import corpus, coverage
-from scenarios.classes import classes_of, retries_happen
+from scenarios.classes import WITHIN, classes_of, retries_happen
 from scenarios.loading import load_all, load_scenario, parse_scenario, regression_files
 from scenarios.model import Corrupt, Restart, Scenario
 from scenarios.oracle import CAUSE_CLASSES, Oracle
@@ -314,6 +314,20 @@ def test_a_failure_cause_the_oracle_writes_is_written_only_for_its_class() -> No
                 written[cause] += 1
                 assert recognised in classes_of(each), (name, cause)
     assert all(written.values()), written  # each cause is written somewhere: the test sees it
+
+
+def test_a_class_within_another_comes_with_it() -> None:
+    """``WITHIN``: the exemption canary takes a witness that names only one class's scenarios as
+    naming only those of the classes it lies within too (dropping them from a findings class
+    then broadens nothing), so no committed scenario may have the one without the others."""
+    met: dict[str, int] = dict.fromkeys(WITHIN, 0)
+    for name, each in every_committed_scenario():
+        found = classes_of(each)
+        for narrower, wider in WITHIN.items():
+            if narrower in found:
+                met[narrower] += 1
+                assert set(wider) <= found, (name, narrower)
+    assert all(met.values()), met  # each narrower class occurs: the test sees it
 
 
 def test_a_stateful_provider_is_in_the_first_tree_of_its_scenario() -> None:

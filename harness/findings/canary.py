@@ -44,6 +44,7 @@ from harness.checkers.violation import Violation
 from harness.findings.document import FindingClass, FindingsFile, Witness
 from harness.findings.patterns import full, required_literals
 from harness.findings.verdict import Observed, judge_findings
+from scenarios.classes import WITHIN
 from scenarios.oracle import CAUSE_CLASSES
 
 # A pattern validation accepts (it does not match the empty text nor one with a leading blank)
@@ -445,7 +446,8 @@ def implied_classes(witness: Witness) -> frozenset[str]:
     (``scenarios.oracle.CAUSE_CLASSES``), so an expected sentence that must contain one names
     that class's scenarios alone; and the scripted provider writes a response id only where a
     provider is stateful (``PROVIDER_CLASSES``), so a sentence that must name one does too.
-    Dropping such a class from a class narrows nothing less."""
+    A class whose every scenario is of another (``scenarios.classes.WITHIN``) implies that one
+    too.  Dropping such a class from a class narrows nothing less."""
     implied = {"resend"} if "resend" in (witness.step, witness.anchored_at) else set()
     expected = required_literals(witness.expected) if witness.expected is not None else ()
     implied |= {
@@ -455,7 +457,7 @@ def implied_classes(witness: Witness) -> frozenset[str]:
     implied |= {
         name for text, name in PROVIDER_CLASSES.items() if any(text in said for said in sentences)
     }
-    return frozenset(implied)
+    return frozenset(implied).union(*(WITHIN.get(name, ()) for name in implied))
 
 
 def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClass, Witness] | None:
