@@ -96,6 +96,9 @@ CAUGHT_BY = {
     "no-ownership-check": {"I3", "I10"},
     "resume-by-responses": {"I3"},
     "history-accumulation": {"I7"},
+    # ... where a stateful provider refuses the carried messages' follow-up and the agent tool
+    # hands the refusal to the caller
+    "history-accumulation-as-a-result": {"I7"},
     "reuse-stale-answers": {"I14"},
     "stale-answer-ends-the-turn": {"I13"},  # the step ends the turn without an answer
     # the general family's re-sends (and the deploy, gated, retried and twin families'): an
@@ -145,6 +148,9 @@ CAUGHT_BY = {
     # a resumed turn that had a result before its question (the effects family's lookups, a
     # sub-agent that answered beside one that asked) sent without that result
     "drop-restored-result": {"I16"},
+    # a message of several calls (twin calls, a sub-agent beside an ordinary tool) sent with
+    # its last result twice
+    "last-result-twice": {"I16"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

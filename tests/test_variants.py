@@ -174,6 +174,15 @@ CASES = (
         regression("ephemeral-call-fresh-provider-state"),
         frozenset({"I7"}),
     ),
+    # the earlier call's messages without its response id: the provider refuses the follow-up,
+    # the caller is told so in the call's place (I2) and goes on, so no step fails (no O), where
+    # history-accumulation's step fails with the refusal
+    Case(
+        "history-accumulation-as-a-result",
+        regression("ephemeral-call-fresh-provider-state"),
+        frozenset({"I2", "I7"}),
+        quiet=frozenset({"O"}),
+    ),
     Case(
         "parked-messages-on-the-tool",
         coverage_regression("two-sessions-restart-between-calls"),
@@ -349,6 +358,14 @@ CASES = (
     # only I16, judging each request on its own, sees it
     Case(
         "drop-restored-result",
+        regression("lookup-then-ask"),
+        frozenset({"I16"}),
+        quiet=DELIVERY | {"I5", "I6", "I15", "D", "O"},
+    ),
+    # a message's results with its last result twice, the lookup's beside the answered call's
+    # after the resume, in the control run too: only I16 sees it
+    Case(
+        "last-result-twice",
         regression("lookup-then-ask"),
         frozenset({"I16"}),
         quiet=DELIVERY | {"I5", "I6", "I15", "D", "O"},

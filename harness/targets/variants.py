@@ -64,6 +64,7 @@ from harness.targets.variants_continuation import (
     DropRestoredResultAgent,
     ExposedContinuationTool,
     HistoryAccumulationTool,
+    LastResultTwiceAgent,
     RebuildContextAgent,
     ReplayTurnAgent,
     SharedObjectTool,
@@ -74,6 +75,7 @@ from harness.targets.variants_coverage import (
     AgentStateOnTheToolTool,
     ConversationOnTheToolTool,
     GateApprovalStandsTool,
+    HistoryAccumulationAsAResultTool,
     LooseAnswerLookupTool,
     ParkedBySharedKeyTool,
     ParkedMessagesOnTheToolTool,
@@ -496,6 +498,13 @@ _ALL: Final = (
         agent_class=DropRestoredResultAgent,
     ),
     Variant(
+        "last-result-twice",
+        "the results of a model message that called several tools carry the last result twice, "
+        "as a parallel executor that collects the last call to finish again (in the "
+        "restart-free run too: only a check of each request on its own sees it)",
+        agent_class=LastResultTwiceAgent,
+    ),
+    Variant(
         "process-memory",
         "resumes a parked sub-agent turn only from a map kept in module state (as "
         "openai-agents did before #2500): a rebuild in the same process finds it, a new process "
@@ -580,6 +589,14 @@ _ALL: Final = (
         "to the caller as the call's error result, as strands' does: the provider refuses the "
         "carried response id, and the caller goes on without the call's questions",
         tool_class=ProviderStateOnTheToolAsAResultTool,
+    ),
+    Variant(
+        "history-accumulation-as-a-result",
+        "history-accumulation in an agent tool that hands what its sub-agent failed with to the "
+        "caller as the call's error result, as strands' does: a stateful provider refuses the "
+        "new call's first request, a follow-up of the earlier calls' messages without their "
+        "response id, and the caller goes on without the call's questions",
+        tool_class=HistoryAccumulationAsAResultTool,
     ),
     Variant(
         "agent-state-on-the-tool",

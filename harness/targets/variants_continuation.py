@@ -238,3 +238,23 @@ class DropRestoredResultAgent(Agent):
             message = {**message, "content": content[:lost] + content[lost + 1 :]}
         self.restored = 0  # only the first message a resumed turn appends: its results
         super()._append(work, message)
+
+
+class LastResultTwiceAgent(Agent):
+    """The results of a model message that called several tools carry its last result twice.
+
+    Differs from the reference in ``_run_tools``: once every call of a message that called two
+    or more tools has its result (in one go, or on the resume that completes a parked turn),
+    the last is handed back once more, as a parallel executor that collects the last call to
+    finish again would.  Nothing runs twice and nothing is asked again; the restart-free
+    control is broken at the same points, so only a check of each request on its own (I16)
+    sees it.
+    """
+
+    def _run_tools(
+        self, work: AgentState, tool_use_message: Message, results_so_far: list[JSON]
+    ) -> list[JSON] | AgentResult:
+        outcome = super()._run_tools(work, tool_use_message, results_so_far)
+        if isinstance(outcome, AgentResult) or len(outcome) < 2:
+            return outcome
+        return [*outcome, outcome[-1]]

@@ -25,6 +25,7 @@ from harness.reference.naming import (
     tool_interrupt_id,
 )
 from harness.reference.state import JSON, AgentState, Interrupt, copy_json
+from harness.targets.variants_continuation import HistoryAccumulationTool
 
 # a call key (``harness.reference.agent.call_key``): the caller's model turns, the attempt, the id
 KEY: Final = re.compile(r"(?P<turns>\d+)(?:r(?P<attempt>\d+))?\.(?P<id>.*)", re.DOTALL)
@@ -286,14 +287,25 @@ class ParkedMessagesOnTheToolTool(CarriedOnTheToolTool):
         return super().left(sub_agent, result)
 
 
-class ProviderStateOnTheToolAsAResultTool(ProviderStateOnTheToolTool):
-    """``ProviderStateOnTheToolTool`` in an agent tool that hands what its sub-agent failed with
-    to the caller as the call's error result, as strands' agent tool does ("Agent error: ..."),
-    rather than failing the caller's step: the provider refuses the carried response id, and
-    the caller goes on without the call's questions.  Differs from it in ``run`` only."""
+class FailureAsAResult(SubAgentTool):
+    """An agent tool that hands what its sub-agent failed with (a provider's refusal) to the
+    caller as the call's error result, as strands' agent tool does ("Agent error: ..."), rather
+    than failing the caller's step: the caller goes on without the call's questions.  Mixed
+    into a variant's tool, it differs from it in ``run`` only."""
 
     def run(self, call: ToolCall) -> ToolOutcome:
         try:
             return super().run(call)
         except ProviderError as failure:
             return Completed(f"Agent error: {failure}", is_error=True)
+
+
+class ProviderStateOnTheToolAsAResultTool(FailureAsAResult, ProviderStateOnTheToolTool):
+    """``ProviderStateOnTheToolTool`` handing its failures to the caller (``FailureAsAResult``):
+    the provider refuses the carried response id, and the caller goes on."""
+
+
+class HistoryAccumulationAsAResultTool(FailureAsAResult, HistoryAccumulationTool):
+    """``HistoryAccumulationTool`` handing its failures to the caller (``FailureAsAResult``): a
+    stateful provider refuses the follow-up the earlier calls' messages make of a new call's
+    first request, which carries no response id, and the caller goes on."""
