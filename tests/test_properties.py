@@ -151,6 +151,8 @@ CAUGHT_BY = {
     # a message of several calls (twin calls, a sub-agent beside an ordinary tool) sent with
     # its last result twice
     "last-result-twice": {"I16"},
+    # each of a message's sub-agent calls asked another's prompt
+    "crossed-inputs": {"O"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

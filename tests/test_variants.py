@@ -370,6 +370,15 @@ CASES = (
         frozenset({"I16"}),
         quiet=DELIVERY | {"I5", "I6", "I15", "D", "O"},
     ),
+    # billing and shipping, called in one message, each asked the other's prompt (O); the
+    # approval of each one's action reaches the call of the other prompt (I2); no question is
+    # lost or asked twice
+    Case(
+        "crossed-inputs",
+        regression("two-answers-then-a-sub-agent-asks-again"),
+        frozenset({"O", "I2"}),
+        quiet=frozenset({"I3", "I4", "I10", "I14"}),
+    ),
 )
 
 

@@ -94,6 +94,7 @@ from harness.targets.variants_routing import (
     BusyAcrossSessionsTool,
     BusySubAgentTool,
     CallNamedQuestionsAgent,
+    CrossedInputsAgent,
     ForwardToAllTool,
     NoNamespacingTool,
     NoOwnershipCheckTool,
@@ -503,6 +504,13 @@ _ALL: Final = (
         "as a parallel executor that collects the last call to finish again (in the "
         "restart-free run too: only a check of each request on its own sees it)",
         agent_class=LastResultTwiceAgent,
+    ),
+    Variant(
+        "crossed-inputs",
+        "the calls of one model message to different sub-agents are handed each other's "
+        "inputs, as a parallel executor that pairs calls with inputs out of order: each "
+        "sub-agent is asked another call's prompt",
+        agent_class=CrossedInputsAgent,
     ),
     Variant(
         "process-memory",

@@ -483,3 +483,49 @@ class _CallNamed(ToolCall):
                 self.consulted.append(interrupt)
                 return interrupt.response
         raise InterruptRaised(Interrupt(id=interrupt_id, name=name, reason=reason))
+
+
+class CrossedInputsAgent(Agent):
+    """The calls of one model message to different sub-agents are handed each other's inputs:
+    each sub-agent is asked the prompt of the next such call (the last the first's).
+
+    Differs from the reference in ``_run_tools`` when a model message is first carried out (not
+    when a resume completes it): its sub-agent calls' inputs are rotated before they run, as a
+    parallel executor that pairs calls with inputs out of order would.  The calls, their ids and
+    the questions they ask are the same, so only the prompt each sub-agent's model is sent (O)
+    differs; the message parked with a question is the one carried out, so a resume goes on with
+    the same inputs.
+    """
+
+    completing = False  # while a resume completes the message it parked with
+
+    def _loop(self, work: AgentState, *, resuming: bool) -> AgentResult:
+        self.completing = resuming
+        return super()._loop(work, resuming=resuming)
+
+    def _run_tools(
+        self, work: AgentState, tool_use_message: Message, results_so_far: list[JSON]
+    ) -> list[JSON] | AgentResult:
+        if not self.completing:
+            tool_use_message = _inputs_crossed(tool_use_message, self.tools)
+        self.completing = False
+        return super()._run_tools(work, tool_use_message, results_so_far)
+
+
+def _inputs_crossed(message: Message, tools: Mapping[str, object]) -> Message:
+    """``message`` with the inputs of its calls to sub-agents rotated by one, where two or more
+    different sub-agents are called."""
+    calls = [
+        position
+        for position, block in enumerate(message["content"])
+        if "toolUse" in block and isinstance(tools.get(block["toolUse"]["name"]), SubAgentTool)
+    ]
+    named = {message["content"][position]["toolUse"]["name"] for position in calls}
+    if len(named) < 2:
+        return message
+    content = list(message["content"])
+    for place, position in enumerate(calls):
+        given = message["content"][calls[(place + 1) % len(calls)]]["toolUse"]["input"]
+        use = content[position]["toolUse"]
+        content[position] = {**content[position], "toolUse": {**use, "input": given}}
+    return {**message, "content": content}
