@@ -99,6 +99,8 @@ CAUGHT_BY = {
     # ... where a stateful provider refuses the carried messages' follow-up and the agent tool
     # hands the refusal to the caller
     "history-accumulation-as-a-result": {"I7"},
+    # an ephemeral sub-agent's first call continuing its caller's provider conversation
+    "caller-provider-state": {"I7"},
     "reuse-stale-answers": {"I14"},
     "stale-answer-ends-the-turn": {"I13"},  # the step ends the turn without an answer
     # the general family's re-sends (and the deploy, gated, retried and twin families'): an

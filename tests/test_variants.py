@@ -177,6 +177,13 @@ CASES = (
     # the earlier call's messages without its response id: the provider refuses the follow-up,
     # the caller is told so in the call's place (I2) and goes on, so no step fails (no O), where
     # history-accumulation's step fails with the refusal
+    # the first call of the sub-agent carries its caller's response id, before any call of its
+    # own: I7 names it so, and the provider refuses it (O)
+    Case(
+        "caller-provider-state",
+        regression("ephemeral-call-fresh-provider-state"),
+        frozenset({"I7", "O"}),
+    ),
     Case(
         "history-accumulation-as-a-result",
         regression("ephemeral-call-fresh-provider-state"),

@@ -73,6 +73,7 @@ from harness.targets.variants_continuation import (
 )
 from harness.targets.variants_coverage import (
     AgentStateOnTheToolTool,
+    CallerProviderStateTool,
     ConversationOnTheToolTool,
     GateApprovalStandsTool,
     HistoryAccumulationAsAResultTool,
@@ -605,6 +606,14 @@ _ALL: Final = (
         "new call's first request, a follow-up of the earlier calls' messages without their "
         "response id, and the caller goes on without the call's questions",
         tool_class=HistoryAccumulationAsAResultTool,
+    ),
+    Variant(
+        "caller-provider-state",
+        "an ephemeral sub-agent's new call starts from its caller's provider state (the "
+        "caller's last response id), as an agent tool that hands the run's provider settings "
+        "down to the sub-agent's run would: its first request continues its caller's "
+        "conversation",
+        tool_class=CallerProviderStateTool,
     ),
     Variant(
         "agent-state-on-the-tool",

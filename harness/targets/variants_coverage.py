@@ -309,3 +309,18 @@ class HistoryAccumulationAsAResultTool(FailureAsAResult, HistoryAccumulationTool
     """``HistoryAccumulationTool`` handing its failures to the caller (``FailureAsAResult``): a
     stateful provider refuses the follow-up the earlier calls' messages make of a new call's
     first request, which carries no response id, and the caller goes on."""
+
+
+class CallerProviderStateTool(SubAgentTool):
+    """An ephemeral sub-agent's new call starts from its caller's provider state (the caller's
+    last response id), as an agent tool that hands the run's provider settings down to the
+    sub-agent's run would: the sub-agent's first request continues its caller's conversation.
+
+    Differs from the reference in ``_sub_agent_for`` for a new call of an ephemeral sub-agent
+    only: the fresh sub-agent is given a copy of the caller's model state."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if not owned and self.live is None and caller.model_state:
+            sub_agent.state.model_state = copy_json(caller.model_state)
+        return sub_agent
