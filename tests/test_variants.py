@@ -174,9 +174,6 @@ CASES = (
         regression("ephemeral-call-fresh-provider-state"),
         frozenset({"I7"}),
     ),
-    # the earlier call's messages without its response id: the provider refuses the follow-up,
-    # the caller is told so in the call's place (I2) and goes on, so no step fails (no O), where
-    # history-accumulation's step fails with the refusal
     # the first call of the sub-agent carries its caller's response id, before any call of its
     # own: I7 names it so, and the provider refuses it (O)
     Case(
@@ -184,6 +181,9 @@ CASES = (
         regression("ephemeral-call-fresh-provider-state"),
         frozenset({"I7", "O"}),
     ),
+    # the earlier call's messages without its response id: the provider refuses the follow-up,
+    # the caller is told so in the call's place (I2) and goes on, so no step fails (no O), where
+    # history-accumulation's step fails with the refusal
     Case(
         "history-accumulation-as-a-result",
         regression("ephemeral-call-fresh-provider-state"),
