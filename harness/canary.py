@@ -1,8 +1,8 @@
-"""The exemption canary's runs and report: every known-bad variant of the reference run once on the
-regression files and a part of the ci sample, then every shipped findings file judged on them, per
-run and per witness (``harness.findings.canary`` says what is asked and why); a part of the
-coverage sample too, whose runs only challenge class witnesses (a class narrowed to one of its
-shapes meets its challengers there).
+"""The exemption canary's runs and report: every known-bad variant of the reference run once on a
+part of the ci sample, and on the regression files its questions read (``asked_runs``), then every
+shipped findings file judged on them, per run and per witness (``harness.findings.canary`` says
+what is asked and why); a part of the coverage sample too, whose runs only challenge class
+witnesses (a class narrowed to one of its shapes meets its challengers there).
 
 ``python -m harness.canary [--reports DIR] [--baseline] [--whole] [--workers N | --scheduler
 ADDRESS]`` writes
@@ -40,7 +40,7 @@ from typing import Any, Final, NoReturn
 
 from harness import execution
 from harness.checkers import check
-from harness.findings import FINDINGS, FindingsFile, observe, read_findings_file
+from harness.findings import FINDINGS, FindingsFile, judge_findings, observe, read_findings_file
 from harness.findings.canary import (
     Broadening,
     Hidden,
@@ -169,13 +169,75 @@ def variant_runs(
     """Each variant's run of each scenario, as the findings judge it (a variant whose bug is
     module state, ``REAL_RESTART_ONLY``, restarts for real: a new process), run ``where`` (in
     this process unless told), in the order of the variants, then of the scenarios."""
-    tasks: list[tuple[Target, tuple[str, Scenario, bool]]] = []
-    for variant in variants:
-        target = registry.get(variant)
-        if variant in REAL_RESTART_ONLY:
-            target = ForkIsolated(variant, target)
-        tasks += [(target, each) for each in scenarios]
+    tasks = [(_target(variant), each) for variant in variants for each in scenarios]
     return list(where.map(_variant_run, tasks))
+
+
+def asked_runs(
+    views: Mapping[str, FindingsFile],
+    variants: Sequence[str],
+    whole: bool = False,
+    where: execution.Execution = execution.IN_PROCESS,
+) -> list[VariantRun]:
+    """Each variant's runs the canary's questions read, of ``canary_scenarios(whole)``, in its
+    order: every generated one, and of the regression files only those a question reads, made
+    afterwards.  A variant no generated run shows on some view (no violation of it unexcused)
+    runs them all, for whether any file hides it; a variant with a generated run some view's
+    classes excuse whole runs those classes' ``shown_by`` files, for whether it is their bug
+    (``hidden_runs``: ``same_bug``).  No other question reads a regression file's run, and those
+    runs were half of the variants' runs (``regressions_asked``)."""
+    scenarios = canary_scenarios(whole)
+    generated = variant_runs(variants, [each for each in scenarios if each[2]], where)
+    regressions = [each for each in scenarios if not each[2]]
+    asked = regressions_asked(views, variants, generated, [name for name, _, _ in regressions])
+    tasks = [
+        (variant, each) for variant in variants for each in regressions if each[0] in asked[variant]
+    ]
+    targets = {variant: _target(variant) for variant in variants}
+    made = iter(where.map(_variant_run, [(targets[variant], each) for variant, each in tasks]))
+    mine: dict[str, list[VariantRun]] = {variant: [] for variant in variants}
+    for variant, _ in tasks:
+        mine[variant].append(next(made))
+    for each in generated:
+        mine[each.variant].append(each)
+    return [each for variant in variants for each in mine[variant]]
+
+
+def regressions_asked(
+    views: Mapping[str, FindingsFile],
+    variants: Sequence[str],
+    generated: Sequence[VariantRun],
+    regressions: Sequence[str],
+) -> dict[str, frozenset[str]]:
+    """Per variant, the regression files (of ``regressions``, by name) whose runs a question of
+    the canary reads, given its ``generated`` runs (``asked_runs``): every one where on some view
+    no generated run has a violation left unexcused, else the ``shown_by`` files of the classes
+    that excuse one of its generated runs whole."""
+    of: dict[str, list[VariantRun]] = {variant: [] for variant in variants}
+    for each in generated:
+        of[each.variant].append(each)
+    asked: dict[str, frozenset[str]] = {}
+    for variant in variants:
+        runs = of[variant]
+        if not all(
+            any(judge_findings(view, [each.run]).new for each in runs) for view in views.values()
+        ):
+            asked[variant] = frozenset(regressions)
+            continue
+        shown: set[str] = set()
+        for stem, view in sorted(views.items()):
+            classes = {found.name: found for found in view.classes}
+            for hidden in hidden_runs(stem, view, runs, expressible_of(stem, view)):
+                for name in hidden.excused_by:
+                    shown.update(classes[name].shown_by if name in classes else ())
+        asked[variant] = frozenset(shown)
+    return asked
+
+
+def _target(variant: str) -> Target:
+    """The variant's target, as the canary runs it (a module-state bug with real restarts)."""
+    target = registry.get(variant)
+    return ForkIsolated(variant, target) if variant in REAL_RESTART_ONLY else target
 
 
 def _variant_run(target: Target, item: tuple[str, Scenario, bool]) -> VariantRun:
@@ -406,7 +468,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     views = shipped_views()
     try:
         with execution.connect(arguments.workers, arguments.scheduler) as spread:
-            runs = variant_runs(variants, canary_scenarios(whole), spread)
+            runs = asked_runs(views, variants, whole, spread)
             challengers = variant_runs(variants, challenger_scenarios(whole), spread)
     except (execution.Unavailable, execution.Lost, execution.WorkerMismatch) as problem:
         print(problem, file=sys.stderr)

@@ -1,7 +1,9 @@
 """The exemption canary: no shipped findings file may hide a known-bad variant of the reference.
 
-Every ``bad-*`` target (``harness.targets.variants``) runs on the regression files and a part of
-the generated ci sample (what ``check --profile ci`` runs; ``harness.canary.part``),
+Every ``bad-*`` target (``harness.targets.variants``) runs on a part of the generated ci sample
+(what ``check --profile ci`` runs; ``harness.canary.part``) and on the regression files the
+questions below read (``harness.canary.asked_runs``: all of them for a variant the generated runs
+leave unseen on some file, the demonstrations of the classes that excuse one of its runs whole),
 each run made once for the module; the histories are judged against every findings file in
 ``scenarios/findings/`` as if the variant were that file's target: its regression findings (by
 name and digest) and its classes (on the generated scenarios).  A variant whose bug only a real
@@ -95,8 +97,8 @@ WHOLE = os.environ.get(canary.WHOLE_VARIABLE) == "whole"
 
 
 class VariantRuns:
-    """Each variant's runs of the regression files and a part of the ci sample, every one made
-    once for the whole module and judged by every test."""
+    """Each variant's runs of a part of the ci sample and of the regression files the questions
+    read, every one made once for the whole module and judged by every test."""
 
     def __init__(self, runs: list[VariantRun]) -> None:
         self.runs = runs
@@ -118,7 +120,7 @@ def where() -> Iterator[Execution]:
 
 @pytest.fixture(scope="module")
 def variant_runs(where: Execution) -> VariantRuns:
-    return VariantRuns(canary.variant_runs(VARIANTS, canary.canary_scenarios(WHOLE), where))
+    return VariantRuns(canary.asked_runs(VIEWS, VARIANTS, WHOLE, where))
 
 
 @pytest.fixture(scope="module")
@@ -579,6 +581,51 @@ def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged
     assert not challenged(found, 0, "pattern", sample(lost, between))
     assert challenged(found, 0, "scenario-classes", sample(lost, frozenset()))
     assert challenged(found, 0, "anchor", sample(lost, between))  # no I5 beside it
+
+
+def test_a_variant_runs_the_regression_files_its_questions_read() -> None:
+    """The canary runs a variant's regression files only where a question reads them
+    (``harness.canary.asked_runs``): all of them where a file leaves every generated run of it
+    unseen (whether the file hides it), the ``shown_by`` files of the classes that excuse one of
+    its generated runs whole (whether it is their bug), none where neither holds."""
+    witness = Witness(
+        invariant="I3",
+        step="answer",
+        expected="^pending a#1, b#1$",
+        seen="^pending a#1 \\(missing b#1\\)$",
+    )
+    lost = _one_class("lost-resume", "a restart loses it", witness)
+    document = FindingsFile.model_validate(
+        {
+            "target": "sdk",
+            "version": "1.0",
+            "findings": [
+                {
+                    "scenario": "x",
+                    "digest": "sha256:" + "0" * 64,
+                    "explanation": "a restart loses it",
+                    "witnesses": [witness],
+                }
+            ],
+            "classes": [lost],
+        }
+    )
+    excused = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (missing b#1)")
+    seen = Violation("I2", "d", 0, "a runs once", "a ran 0 times: approval not delivered")
+    generated = [
+        VariantRun("bad-seen", _run((seen, "answer"))),
+        VariantRun("bad-excused", _run((seen, "answer"))),
+        VariantRun("bad-excused", _run((excused, "answer"))),
+        VariantRun("bad-unseen", _run((excused, "answer"))),
+    ]
+    variants = ["bad-seen", "bad-excused", "bad-unseen", "bad-quiet"]
+    asked = canary.regressions_asked({"sdk-1.0": document}, variants, generated, ["x", "y"])
+    assert asked == {
+        "bad-seen": frozenset(),
+        "bad-excused": {"x"},
+        "bad-unseen": {"x", "y"},
+        "bad-quiet": {"x", "y"},  # no violation at all: every file would hide it
+    }
 
 
 def test_the_report_says_what_keeps_the_nearest_violations_out_of_a_broadening() -> None:
