@@ -155,6 +155,8 @@ CAUGHT_BY = {
     "last-result-twice": {"I16"},
     # each of a message's sub-agent calls asked another's prompt
     "crossed-inputs": {"O"},
+    # a later prompt's call under a finished call's toolUseId runs its action without asking
+    "approvals-kept": {"I4"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

@@ -386,6 +386,15 @@ CASES = (
         frozenset({"O", "I2"}),
         quiet=frozenset({"I3", "I4", "I10", "I14"}),
     ),
+    # the later prompt's call reuses the finished call's toolUseId: the root's kept approval runs
+    # its action again without asking (I10, I4: twice over the scenario), so its question is
+    # missing (I3, I11); nothing is refused
+    Case(
+        "approvals-kept",
+        regression("deep-call-reuses-a-finished-id-then-a-new-prompt"),
+        frozenset({"I3", "I4", "I10", "I11"}),
+        quiet=frozenset({"O"}),
+    ),
 )
 
 

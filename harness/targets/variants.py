@@ -92,6 +92,7 @@ from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgain
 from harness.targets.variants_processes import ProcessMemoryTool, forget
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
+    ApprovalsKeptAgent,
     BusyAcrossSessionsTool,
     BusySubAgentTool,
     CallNamedQuestionsAgent,
@@ -121,6 +122,8 @@ class Variant:
     slug: str
     description: str
     agent_class: type[Agent] = Agent
+    # the agent_class is the root agent's alone: every sub-agent is the reference's
+    only_the_root: bool = False
     tool_class: type[SubAgentTool] = SubAgentTool
     write_ahead: bool = True  # False: answers are carried out without marking them first
     # only a restart that is a new process shows the bug (``--isolation fork``): module state
@@ -207,7 +210,7 @@ class VariantTree(Tree):
 
     def _build(self, spec: AgentSpec, path: str, state: AgentState | None) -> Agent:
         agent = super()._build(spec, path, state)
-        if self.variant.agent_class is Agent:
+        if self.variant.agent_class is Agent or (self.variant.only_the_root and "/" in path):
             return agent
         return self.variant.agent_class(
             name=agent.name,
@@ -505,6 +508,14 @@ _ALL: Final = (
         "as a parallel executor that collects the last call to finish again (in the "
         "restart-free run too: only a check of each request on its own sees it)",
         agent_class=LastResultTwiceAgent,
+    ),
+    Variant(
+        "approvals-kept",
+        "the root agent keeps an ordinary tool's answers in memory by the call's toolUseId, "
+        "tool and question: a later prompt's call under the same toolUseId runs that tool "
+        "without asking, as an SDK that caches a human's decisions by tool call id",
+        agent_class=ApprovalsKeptAgent,
+        only_the_root=True,
     ),
     Variant(
         "crossed-inputs",

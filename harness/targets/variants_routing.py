@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from fakes.protected import question_name
 from harness.reference import routing
@@ -483,6 +484,55 @@ class _CallNamed(ToolCall):
                 self.consulted.append(interrupt)
                 return interrupt.response
         raise InterruptRaised(Interrupt(id=interrupt_id, name=name, reason=reason))
+
+
+class ApprovalsKeptAgent(Agent):
+    """An ordinary tool's answers are kept on the agent object, by the call's toolUseId, its tool
+    and the question, for the turns after the one that asked: a later prompt's call under the
+    same toolUseId runs that tool without asking, as an SDK that caches a human's decisions by
+    tool call id in memory.  A rebuilt agent keeps nothing.
+
+    Differs from the reference in ``__call__`` (a new turn keeps the answers of the one before)
+    and in ``_run_one`` for a tool that is no agent tool: the call runs as a ``_Kept`` one.  A
+    call of the turn that asked, a retry of it too, asks as the reference's does.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.kept: dict[tuple[str, str, str], JSON] = {}  # of the turns before this one
+        self.answered: dict[tuple[str, str, str], JSON] = {}  # in this turn
+
+    def __call__(self, prompt: str) -> AgentResult:
+        self.kept |= self.answered
+        self.answered = {}
+        return super().__call__(prompt)
+
+    def _run_one(self, call: ToolCall) -> ToolOutcome:
+        if isinstance(self.tools.get(call.use.name), SubAgentTool):
+            return super()._run_one(call)
+        kept = _Kept(use=call.use, caller=call.caller, emit=call.emit, kept=self.kept)
+        kept.consulted = call.consulted  # the loop reads what the call consulted off its own
+        outcome = super()._run_one(kept)
+        for interrupt in call.consulted:
+            key = (call.use.tool_use_id, call.use.name, interrupt.name)
+            self.answered[key] = interrupt.response
+        return outcome
+
+
+@dataclass
+class _Kept(ToolCall):
+    kept: Mapping[tuple[str, str, str], JSON] = field(default_factory=dict)
+
+    def interrupt(self, name: str, reason: JSON) -> JSON:
+        """The reference's, else the answer kept from an earlier turn for this toolUseId, tool
+        and question."""
+        try:
+            return super().interrupt(name, reason)
+        except InterruptRaised:
+            key = (self.use.tool_use_id, self.use.name, name)
+            if key in self.kept:
+                return self.kept[key]
+            raise
 
 
 class CrossedInputsAgent(Agent):
