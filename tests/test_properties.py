@@ -157,6 +157,8 @@ CAUGHT_BY = {
     "crossed-inputs": {"O"},
     # a later prompt's call under a finished call's toolUseId runs its action without asking
     "approvals-kept": {"I4"},
+    # ... and a sub-agent's, kept on the agent tool for every later call of it
+    "approvals-on-the-tool": {"I4"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

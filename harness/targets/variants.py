@@ -73,6 +73,7 @@ from harness.targets.variants_continuation import (
 )
 from harness.targets.variants_coverage import (
     AgentStateOnTheToolTool,
+    ApprovalsOnTheToolTool,
     CallerProviderStateTool,
     ConversationOnTheToolTool,
     GateApprovalStandsTool,
@@ -632,6 +633,13 @@ _ALL: Final = (
         "tools left on the agent tool, shared by every root session calling it: one user's "
         "call reads what another user's wrote",
         tool_class=AgentStateOnTheToolTool,
+    ),
+    Variant(
+        "approvals-on-the-tool",
+        "an ephemeral sub-agent's ordinary tools' answers are kept on the agent tool by "
+        "toolUseId, tool and question, shared by every root session calling it: a later call "
+        "under the same toolUseId, another user's too, runs that tool without asking",
+        tool_class=ApprovalsOnTheToolTool,
     ),
     Variant(
         "restore-at-load",

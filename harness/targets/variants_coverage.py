@@ -26,6 +26,7 @@ from harness.reference.naming import (
 )
 from harness.reference.state import JSON, AgentState, Interrupt, copy_json
 from harness.targets.variants_continuation import HistoryAccumulationTool
+from harness.targets.variants_routing import ApprovalsKeptAgent
 
 # a call key (``harness.reference.agent.call_key``): the caller's model turns, the attempt, the id
 KEY: Final = re.compile(r"(?P<turns>\d+)(?:r(?P<attempt>\d+))?\.(?P<id>.*)", re.DOTALL)
@@ -324,3 +325,36 @@ class CallerProviderStateTool(SubAgentTool):
         if not owned and self.live is None and caller.model_state:
             sub_agent.state.model_state = copy_json(caller.model_state)
         return sub_agent
+
+
+class ApprovalsOnTheToolTool(SubAgentTool):
+    """An ephemeral sub-agent's ordinary tools' answers are kept on the agent-tool object, by
+    the sub-agent's toolUseId, tool and question: a later call's sub-agent (another root
+    session's too: two users of one deployment call the same agent tool) runs a tool under the
+    same toolUseId without asking, as ``ApprovalsKeptAgent`` keeps a root's.  A restart that
+    rebuilds the agent tools starts clean.  Differs from the reference in what ``build`` makes
+    (an ``ApprovalsKeptAgent`` reading the tool's answers) and in ``_outcome`` (what it keeps)."""
+
+    def __init__(self, name: str, build: Callable[[], Agent], **kwargs: Any) -> None:
+        self.kept: dict[tuple[str, str, str], JSON] = {}
+        super().__init__(name, lambda: self._keeping(build()), **kwargs)
+
+    def _keeping(self, agent: Agent) -> Agent:
+        keeping = ApprovalsKeptAgent(
+            name=agent.name,
+            model=agent.model,
+            tools=list(agent.tools.values()),
+            conversation_manager=agent.conversation_manager,
+            state=agent.state,
+            emit=agent.emit,
+            retries=agent.retries,
+        )
+        keeping.kept = self.kept  # one mapping, the tool's
+        return keeping
+
+    def _outcome(
+        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
+    ) -> ToolOutcome:
+        if sub_agent is not self.live and isinstance(sub_agent, ApprovalsKeptAgent):
+            self.kept.update(sub_agent.answered)
+        return super()._outcome(caller, outer, sub_agent, result)
