@@ -369,6 +369,20 @@ def _one_class(
     )
 
 
+def _file_of(witness: Witness, explanation: str, classes: list[Any]) -> FindingsFile:
+    """A findings file of target ``sdk`` 1.0: one finding, of regression file ``x`` (``witness``,
+    ``explanation``), and ``classes``."""
+    finding = {
+        "scenario": "x",
+        "digest": "sha256:" + "0" * 64,
+        "explanation": explanation,
+        "witnesses": [witness],
+    }
+    return FindingsFile.model_validate(
+        {"target": "sdk", "version": "1.0", "findings": [finding], "classes": classes}
+    )
+
+
 def _run(*violations: tuple[Violation, str], classes: frozenset[str] = frozenset()) -> Observed:
     """A generated run of a variant with ``violations``, each at a step of its own kind."""
     steps = tuple(Evidence(kind, violated=(violation.invariant,)) for violation, kind in violations)
@@ -595,21 +609,7 @@ def test_a_variant_runs_the_regression_files_its_questions_read() -> None:
         seen="^pending a#1 \\(missing b#1\\)$",
     )
     lost = _one_class("lost-resume", "a restart loses it", witness)
-    document = FindingsFile.model_validate(
-        {
-            "target": "sdk",
-            "version": "1.0",
-            "findings": [
-                {
-                    "scenario": "x",
-                    "digest": "sha256:" + "0" * 64,
-                    "explanation": "a restart loses it",
-                    "witnesses": [witness],
-                }
-            ],
-            "classes": [lost],
-        }
-    )
+    document = _file_of(witness, "a restart loses it", [lost])
     excused = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (missing b#1)")
     seen = Violation("I2", "d", 0, "a runs once", "a ran 0 times: approval not delivered")
     generated = [
@@ -702,28 +702,18 @@ def test_no_shipped_class_is_narrowed_by_its_sentences_alone_but_those_listed() 
 def test_a_class_with_an_anchor_or_a_scenario_class_is_narrowed() -> None:
     witness = Witness(invariant="I8", step="answer", seen="^event \\d+ carries .+$")
     bare = {"shown_by": ["x"], "explanation": "a resumed turn is published again"}
-    document = FindingsFile.model_validate(
-        {
-            "target": "sdk",
-            "version": "1.0",
-            "findings": [
-                {
-                    "scenario": "x",
-                    "digest": "sha256:" + "0" * 64,
-                    "explanation": "a resumed turn is published again",
-                    "witnesses": [witness],
-                }
-            ],
-            "classes": [
-                bare | {"class": "sentences-alone", "witnesses": [witness]},
-                bare | {"class": "scoped", "scenario_classes": ["resend"], "witnesses": [witness]},
-                bare
-                | {
-                    "class": "beside-another",
-                    "witnesses": [witness, witness.model_copy(update={"beside": "^I5$"})],
-                },
-            ],
-        }
+    document = _file_of(
+        witness,
+        "a resumed turn is published again",
+        [
+            bare | {"class": "sentences-alone", "witnesses": [witness]},
+            bare | {"class": "scoped", "scenario_classes": ["resend"], "witnesses": [witness]},
+            bare
+            | {
+                "class": "beside-another",
+                "witnesses": [witness, witness.model_copy(update={"beside": "^I5$"})],
+            },
+        ],
     )
     assert unnarrowed(document) == ["sentences-alone"]
 

@@ -109,6 +109,7 @@ from harness.targets.variants_routing import (
     SwapTwinAnswersTool,
     SwapTwinResultsAgent,
     TruncatedIdsTool,
+    rebuilt_as,
 )
 from scenarios.model import Scenario
 
@@ -213,15 +214,7 @@ class VariantTree(Tree):
         agent = super()._build(spec, path, state)
         if self.variant.agent_class is Agent or (self.variant.only_the_root and "/" in path):
             return agent
-        return self.variant.agent_class(
-            name=agent.name,
-            model=agent.model,
-            tools=list(agent.tools.values()),
-            conversation_manager=agent.conversation_manager,
-            state=agent.state,
-            emit=agent.emit,
-            retries=agent.retries,
-        )
+        return rebuilt_as(self.variant.agent_class, agent)
 
     def _sub_agent_tool(self, sub: SubAgentSpec, path: str) -> SubAgentTool:
         tool = super()._sub_agent_tool(sub, path)

@@ -26,7 +26,7 @@ from harness.reference.naming import (
 )
 from harness.reference.state import JSON, AgentState, Interrupt, copy_json
 from harness.targets.variants_continuation import HistoryAccumulationTool
-from harness.targets.variants_routing import ApprovalsKeptAgent
+from harness.targets.variants_routing import ApprovalsKeptAgent, rebuilt_as
 
 # a call key (``harness.reference.agent.call_key``): the caller's model turns, the attempt, the id
 KEY: Final = re.compile(r"(?P<turns>\d+)(?:r(?P<attempt>\d+))?\.(?P<id>.*)", re.DOTALL)
@@ -340,21 +340,14 @@ class ApprovalsOnTheToolTool(SubAgentTool):
         super().__init__(name, lambda: self._keeping(build()), **kwargs)
 
     def _keeping(self, agent: Agent) -> Agent:
-        keeping = ApprovalsKeptAgent(
-            name=agent.name,
-            model=agent.model,
-            tools=list(agent.tools.values()),
-            conversation_manager=agent.conversation_manager,
-            state=agent.state,
-            emit=agent.emit,
-            retries=agent.retries,
-        )
+        keeping = rebuilt_as(ApprovalsKeptAgent, agent)
         keeping.kept = self.kept  # one mapping, the tool's
         return keeping
 
     def _outcome(
         self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
     ) -> ToolOutcome:
-        if sub_agent is not self.live and isinstance(sub_agent, ApprovalsKeptAgent):
+        # a preserve_context sub-agent is the reference's, handed in built (``live``): it keeps none
+        if isinstance(sub_agent, ApprovalsKeptAgent):
             self.kept.update(sub_agent.answered)
         return super()._outcome(caller, outer, sub_agent, result)

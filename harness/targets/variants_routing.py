@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from fakes.protected import question_name
 from harness.reference import routing
@@ -484,6 +484,22 @@ class _CallNamed(ToolCall):
                 self.consulted.append(interrupt)
                 return interrupt.response
         raise InterruptRaised(Interrupt(id=interrupt_id, name=name, reason=reason))
+
+
+Built = TypeVar("Built", bound=Agent)
+
+
+def rebuilt_as(agent_class: type[Built], agent: Agent) -> Built:
+    """``agent`` built again from its parts as an ``agent_class`` (a variant's agent)."""
+    return agent_class(
+        name=agent.name,
+        model=agent.model,
+        tools=list(agent.tools.values()),
+        conversation_manager=agent.conversation_manager,
+        state=agent.state,
+        emit=agent.emit,
+        retries=agent.retries,
+    )
 
 
 class ApprovalsKeptAgent(Agent):
