@@ -7,9 +7,11 @@ some shapes no family draws, however many draws are taken (a second draw of the 
 families, the canary sample, challenged one broadening more when it was doubled): an answer
 re-sent after a restart that came once the scenario's own steps were done, an answer re-sent
 after a new run of the same prompt asked its questions again, a corruption in a scenario not
-built around it, a re-send that resumes a turn.  So the whole canary also challenges the findings
-witnesses on the variants' runs of four shapes made from every scenario of the ci sample and the
-coverage sample that answers something (the last two where the oracle can follow them):
+built around it, a re-send that resumes a turn, a scenario whose ordinary tools ran that ends
+with a restart.  So the whole canary also challenges the findings witnesses on the variants' runs
+of five shapes made from every scenario of the ci sample and the coverage sample that answers
+something (the third and fourth where the oracle can follow them, the fifth where it moves what
+is counted):
 
 * ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
   order (each in its own root session);
@@ -24,7 +26,12 @@ coverage sample that answers something (the last two where the oracle can follow
   turn is damaged), a repair (the damaged turn put back, as from a backup, and a restart), and
   that answer re-sent, which is carried out now: a re-send that resumes a turn, where every other
   re-send is refused, so a variant's bug in what a resumed turn sends or publishes shows at a
-  re-send too.
+  re-send too;
+* ``<name>-closed-by-a-restart``: its steps, then a restart, where an agent of it has an
+  ordinary tool with an effect and its last step is no restart. I15 counts each such call over
+  the whole scenario at its last step, so a call that ran too few times is reported at the
+  closing restart, and few drawn scenarios with such a tool end with one (39 of the three
+  samples', 29 of them while a question waits).
 
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
@@ -40,7 +47,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from scenarios.model import Answer, Run, Scenario
+from scenarios.model import Answer, Restart, Run, Scenario
 from scenarios.oracle import ScenarioError, expectations
 
 Steps = list[dict[str, Any]]
@@ -86,11 +93,23 @@ def resent_after_a_repair(scenario: Scenario) -> Steps:
     ]
 
 
+def closed_by_a_restart(scenario: Scenario) -> Steps:
+    """A restart after the scenario's steps, where an agent has an ordinary tool with an effect
+    and the scenario does not end with a restart already: nothing (no shape) for the rest, whose
+    last step no checker counts anything at that a closing restart would move."""
+    if isinstance(scenario.steps[-1], Restart):
+        return []
+    if not any(agent.effects for agent, _ in scenario.tree.walk()):
+        return []
+    return [{"restart": True}]
+
+
 SHAPES: Final[dict[str, Callable[[Scenario], Steps]]] = {
     "resent-after-a-restart": resent_after_a_restart,
     "resent-after-a-new-run": resent_after_a_new_run,
     "corrupted-after-a-new-run": corrupted_after_a_new_run,
     "resent-after-a-repair": resent_after_a_repair,
+    "closed-by-a-restart": closed_by_a_restart,
 }
 
 
@@ -115,11 +134,12 @@ def expressible(scenario: Scenario, appended: Steps) -> Scenario | None:
 
 def made(sources: Iterable[tuple[str, Scenario]]) -> list[tuple[str, Scenario]]:
     """Each shape of each source scenario that answers something, source by source, under its
-    source's name and the shape's, where the oracle can follow it (``expressible``)."""
+    source's name and the shape's, where the shape appends something (``closed_by_a_restart``)
+    and the oracle can follow it (``expressible``)."""
     return [
         (f"{name}-{shape}", made)
         for name, scenario in sources
         if answers(scenario)
         for shape, append in SHAPES.items()
-        if (made := expressible(scenario, append(scenario))) is not None
+        if (appended := append(scenario)) and (made := expressible(scenario, appended)) is not None
     ]

@@ -30,7 +30,13 @@ GATED = dict(load_all([REGRESSIONS / "gated-agent-call-nested.yaml"]))["gated-ag
 # the shapes made only where the oracle can follow them (a corruption needs a stored turn)
 CORRUPTED = "corrupted-after-a-new-run"
 REPAIRED = "resent-after-a-repair"
-RESENT = [shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, REPAIRED)]
+# the shape made only where an ordinary tool has an effect and the last step is no restart
+CLOSED = "closed-by-a-restart"
+RESENT = [shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, REPAIRED, CLOSED)]
+# an ordinary tool with an effect (a write) after a sub-agent's question
+EFFECTS = dict(load_all([REGRESSIONS / "caller-goes-on-past-a-question.yaml"]))[
+    "caller-goes-on-past-a-question"
+]
 # a stored turn damaged (its payload gone) and never repaired
 UNLOADABLE = dict(load_all([REGRESSIONS / "schema-skew-payload-missing.yaml"]))[
     "schema-skew-payload-missing"
@@ -70,7 +76,7 @@ def test_a_shape_is_its_source_with_steps_appended() -> None:
 
 def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     made = dict(canary_shapes.made([("gated", GATED)]))
-    assert set(made) == {f"gated-{shape}" for shape in canary_shapes.SHAPES}
+    assert set(made) == {f"gated-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
     corrupted = made[f"gated-{CORRUPTED}"].steps
     assert corrupted[: len(GATED.steps)] == GATED.steps
     assert corrupted[len(GATED.steps) :] == (
@@ -113,10 +119,28 @@ def test_a_scenario_that_damages_a_turn_of_its_own_is_repaired_too() -> None:
     """Its turn damaged twice (its own damage, then the shape's), one repair puts it back whole
     (the latest damage undone first), and the re-sent answer is carried out."""
     made = dict(canary_shapes.made([("unloadable", UNLOADABLE)]))
-    assert set(made) == {f"unloadable-{shape}" for shape in canary_shapes.SHAPES}
+    assert set(made) == {f"unloadable-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
     history = run_scenario(ReferenceTarget(), made[f"unloadable-{REPAIRED}"], "unloadable")
     assert check(history) == []
     assert history.steps[-1].executions
+
+
+def test_a_scenario_with_effects_is_closed_by_a_restart_unless_it_ends_with_one() -> None:
+    """I15 counts each call of an ordinary tool with an effect over the whole scenario at its last
+    step: the closing restart moves those counts to a restart step, and nothing else."""
+    made = dict(canary_shapes.made([("effects", EFFECTS)]))
+    assert f"effects-{CLOSED}" in made
+    closed = made[f"effects-{CLOSED}"].steps
+    assert closed[: len(EFFECTS.steps)] == EFFECTS.steps
+    assert closed[len(EFFECTS.steps) :] == (Restart(restart=True),)
+    history = run_scenario(ReferenceTarget(), made[f"effects-{CLOSED}"], "effects")
+    assert check(history) == []
+    # no effect: nothing to count at the end
+    assert not any(agent.effects for agent, _ in GATED.tree.walk())
+    assert f"gated-{CLOSED}" not in dict(canary_shapes.made([("gated", GATED)]))
+    # ends with a restart already: the counts are at a restart step
+    ended = EFFECTS.model_copy(update={"steps": (*EFFECTS.steps, Restart(restart=True))})
+    assert f"ended-{CLOSED}" not in dict(canary_shapes.made([("ended", ended)]))
 
 
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
@@ -128,12 +152,22 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     names = [name for name, _ in shapes()]
     answering = [name for name, scenario in sources() if canary_shapes.answers(scenario)]
     assert len(answering) >= 600
-    resent = [name for name in names if not name.endswith((CORRUPTED, REPAIRED))]
+    resent = [name for name in names if not name.endswith((CORRUPTED, REPAIRED, CLOSED))]
     assert resent == [f"{name}-{shape}" for name in answering for shape in RESENT]
     for shape in (CORRUPTED, REPAIRED):
         made = [name.removesuffix(f"-{shape}") for name in names if name.endswith(shape)]
         assert len(made) >= 500
         assert set(made) <= set(answering)
+    closed = [name.removesuffix(f"-{CLOSED}") for name in names if name.endswith(CLOSED)]
+    with_effects = [
+        name
+        for name, scenario in sources()
+        if name in answering
+        and any(agent.effects for agent, _ in scenario.tree.walk())
+        and not isinstance(scenario.steps[-1], Restart)
+    ]
+    assert closed == with_effects
+    assert len(closed) >= 100
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
