@@ -159,6 +159,8 @@ CAUGHT_BY = {
     "approvals-kept": {"I4"},
     # ... and a sub-agent's, kept on the agent tool for every later call of it
     "approvals-on-the-tool": {"I4"},
+    # an answer a gone call cannot take refused only after the root's own approved action ran
+    "runs-before-it-refuses": {"I9"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

@@ -88,7 +88,7 @@ from harness.targets.variants_coverage import (
     RestoreDropsUnusedWindowCountTool,
     RetryContinuesParkedTool,
 )
-from harness.targets.variants_deploys import DropGoneCallsAgent
+from harness.targets.variants_deploys import DropGoneCallsAgent, RunsBeforeItRefusesAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
 from harness.targets.variants_processes import ProcessMemoryTool, forget
 from harness.targets.variants_retries import RetryReusesIdsAgent
@@ -509,6 +509,15 @@ _ALL: Final = (
         "tool and question: a later prompt's call under the same toolUseId runs that tool "
         "without asking, as an SDK that caches a human's decisions by tool call id",
         agent_class=ApprovalsKeptAgent,
+        only_the_root=True,
+    ),
+    Variant(
+        "runs-before-it-refuses",
+        "an answer one of whose calls cannot resume (its tool gone after a deploy, its stored "
+        "turn damaged) is refused only after the turn was carried out as far as it goes: the "
+        "calls before that one have run, their approved actions too, and the questions stay "
+        "pending, as a loop that checks each parked call only as it resumes it",
+        agent_class=RunsBeforeItRefusesAgent,
         only_the_root=True,
     ),
     Variant(
