@@ -17,9 +17,9 @@ excuse whole is found only if the part holds its scenario, and a broadening is c
 the runs the part holds.  ``--whole`` asks the whole ci sample, the canary sample (a second draw
 of its families that only the variants run: ``scenarios.canary_sample``) and the whole coverage
 sample, and challenges the witnesses on the canary shapes too (the samples' scenarios with steps
-appended that no family draws: ``scenarios.canary_shapes``) (``exemption-canary-whole.*``,
-``reports/baselines/exemption-canary-whole.json``), what the main job's ``canary-whole``
-environment holds the shipped files to, with the same tests.
+appended, or rewritten, in shapes no family draws: ``scenarios.canary_shapes``)
+(``exemption-canary-whole.*``, ``reports/baselines/exemption-canary-whole.json``), what the main
+job's ``canary-whole`` environment holds the shipped files to, with the same tests.
 
 The variant runs are the tasks of the execution seam (``harness.execution``): ``--workers`` and
 ``--scheduler`` spread them as they spread ``check``'s, and the tests' runs where

@@ -1,5 +1,5 @@
-"""The canary shapes: the committed samples' scenarios with steps appended that no family draws,
-for the exemption canary alone.
+"""The canary shapes: the committed samples' scenarios with steps appended, or rewritten, in
+shapes no family draws, for the exemption canary alone.
 
 The exemption canary (``harness.canary``) asks its two questions on the known-bad variants' runs.
 A look-alike, or a narrowing a variant needs, shows only in a scenario of the right shape, and
@@ -8,10 +8,11 @@ families, the canary sample, challenged one broadening more when it was doubled)
 re-sent after a restart that came once the scenario's own steps were done, an answer re-sent
 after a new run of the same prompt asked its questions again, a corruption in a scenario not
 built around it, a re-send that resumes a turn, a scenario whose ordinary tools ran that ends
-with a restart.  So the whole canary also challenges the findings witnesses on the variants' runs
-of five shapes made from every scenario of the ci sample and the coverage sample that answers
-something (the third and fourth where the oracle can follow them, the fifth where it moves what
-is counted):
+with a restart, agents that never share a toolUseId where the families give most agents one,
+the names a deploy gives without a deploy.  So the whole canary also challenges the findings
+witnesses on the variants' runs of seven shapes made from every scenario of the ci sample and the
+coverage sample that answers something (the third and fourth where the oracle can follow them,
+the others where they change something).  Five append steps:
 
 * ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
   order (each in its own root session);
@@ -33,6 +34,17 @@ is counted):
   closing restart, and few drawn scenarios with such a tool end with one (39 of the three
   samples', 29 of them while a question waits).
 
+Two rewrite the scenario (``REWRITES``):
+
+* ``<name>-with-ids-of-its-own``: where two agents ask under one toolUseId
+  (``shared-tool-use-ids``), each agent's calls under ids of its own (its name appended), in
+  every tree it deploys too. The generic families give every level the same ids, so most of
+  their scenarios with sub-agents share one, and a class narrowed to that meets few of the same
+  bugs' look-alikes elsewhere;
+* ``<name>-deployed-tree-from-the-start``: where a restart deploys a tree, that tree from the
+  start and each deploy a plain restart. Its actions carry the names a deploy gives
+  (``s2-0-r1``) while no deploy comes as a question waits (``deploy-skew``).
+
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
 run of one: the canary asks only whether a witness is narrower than its broadenings there
@@ -47,6 +59,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from scenarios.classes import classes_of
 from scenarios.model import Answer, Restart, Run, Scenario
 from scenarios.oracle import ScenarioError, expectations
 
@@ -113,6 +126,59 @@ SHAPES: Final[dict[str, Callable[[Scenario], Steps]]] = {
 }
 
 
+# --- shapes that rewrite the scenario rather than append to it -----------------------------------
+
+Data = dict[str, Any]  # a scenario as its file holds it
+
+
+def _renamed_calls(agent: Data) -> None:
+    """Each call's toolUseId in ``agent``'s scripts and its sub-agents', made its agent's own:
+    the agent's name appended (``t1`` of ``s2``: ``t1-s2``)."""
+    scripts = [agent.get("turns", [])]
+    scripts += [script.get("turns", []) for script in agent.get("prompts", {}).values()]
+    for call in (call for turns in scripts for turn in turns for call in turn):
+        call["id"] = f"{call['id']}-{agent['name']}"
+    for sub in agent.get("sub_agents", []):
+        _renamed_calls(sub)
+
+
+def with_ids_of_its_own(scenario: Scenario) -> Data | None:
+    """Where two agents ask under one toolUseId (``shared-tool-use-ids``): the scenario with each
+    agent's calls under toolUseIds of its own, in every tree it deploys too; None elsewhere."""
+    if "shared-tool-use-ids" not in classes_of(scenario):
+        return None
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    _renamed_calls(data["tree"])
+    for step in data["steps"]:
+        if isinstance(step, dict) and isinstance(step.get("restart"), dict):
+            _renamed_calls(step["restart"]["tree"])
+    return data
+
+
+def deployed_tree_from_the_start(scenario: Scenario) -> Data | None:
+    """Where a restart deploys a tree: the scenario with the first tree it deploys from its
+    start, each deploy a plain restart (so its actions' names are the deploy's, ``s2-0-r1``,
+    while no deploy comes while a question waits); None elsewhere."""
+    deployed = [step.tree for step in scenario.steps if isinstance(step, Restart) and step.tree]
+    if not deployed:
+        return None
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    data["tree"] = deployed[0].model_dump(mode="json", exclude_defaults=True)
+    data["steps"] = [
+        {"restart": True}
+        if isinstance(step, dict) and isinstance(step.get("restart"), dict)
+        else step
+        for step in data["steps"]
+    ]
+    return data
+
+
+REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {
+    "with-ids-of-its-own": with_ids_of_its_own,
+    "deployed-tree-from-the-start": deployed_tree_from_the_start,
+}
+
+
 def shaped(scenario: Scenario, appended: Steps) -> Scenario:
     """``scenario`` with ``appended`` after its steps, validated as a scenario file is."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
@@ -132,14 +198,38 @@ def expressible(scenario: Scenario, appended: Steps) -> Scenario | None:
     return made
 
 
+def followed(data: Data) -> Scenario | None:
+    """The scenario ``data`` holds, where the oracle can follow it and it answers something."""
+    try:
+        made = Scenario.model_validate(data)
+        expectations(made)
+    except (ValidationError, ScenarioError):  # refused by the model, or by the oracle
+        return None
+    return made if answers(made) else None
+
+
 def made(sources: Iterable[tuple[str, Scenario]]) -> list[tuple[str, Scenario]]:
     """Each shape of each source scenario that answers something, source by source, under its
-    source's name and the shape's, where the shape appends something (``closed_by_a_restart``)
-    and the oracle can follow it (``expressible``)."""
+    source's name and the shape's: the appended shapes where the shape appends something
+    (``closed_by_a_restart``) and the oracle can follow it (``expressible``), then the rewrites
+    where they apply (``REWRITES``) and the oracle can follow what they make."""
     return [
         (f"{name}-{shape}", made)
         for name, scenario in sources
         if answers(scenario)
-        for shape, append in SHAPES.items()
-        if (appended := append(scenario)) and (made := expressible(scenario, appended)) is not None
+        for shape, made in [
+            *((shape, _appended(scenario, append)) for shape, append in SHAPES.items()),
+            *((shape, _rewritten(scenario, rewrite)) for shape, rewrite in REWRITES.items()),
+        ]
+        if made is not None
     ]
+
+
+def _appended(scenario: Scenario, append: Callable[[Scenario], Steps]) -> Scenario | None:
+    appended = append(scenario)
+    return expressible(scenario, appended) if appended else None
+
+
+def _rewritten(scenario: Scenario, rewrite: Callable[[Scenario], Data | None]) -> Scenario | None:
+    data = rewrite(scenario)
+    return None if data is None else followed(data)

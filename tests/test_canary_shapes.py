@@ -14,6 +14,7 @@ from harness.checkers import check
 from harness.runner import run_scenario
 from harness.targets.reference import ReferenceTarget
 from scenarios import canary_sample, canary_shapes, corpus, coverage
+from scenarios.classes import classes_of
 from scenarios.loading import REGRESSIONS, load_all, parse_scenario
 from scenarios.model import Corrupt, Repair, Resend, Restart, Run, Scenario
 from scenarios.oracle import expectations
@@ -37,6 +38,13 @@ RESENT = [shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, RE
 EFFECTS = dict(load_all([REGRESSIONS / "caller-goes-on-past-a-question.yaml"]))[
     "caller-goes-on-past-a-question"
 ]
+# two sub-agents whose deploys ask under one toolUseId
+COLLIDING = dict(load_all([REGRESSIONS / "colliding-ids.yaml"]))["colliding-ids"]
+# a deploy that narrows a sub-agent's window while its question waits
+WINDOW = dict(load_all([REGRESSIONS / "deploy-changes-window.yaml"]))["deploy-changes-window"]
+# the shapes that rewrite a scenario, made only where they apply
+IDS_OF_ITS_OWN = "with-ids-of-its-own"
+DEPLOYED = "deployed-tree-from-the-start"
 # a stored turn damaged (its payload gone) and never repaired
 UNLOADABLE = dict(load_all([REGRESSIONS / "schema-skew-payload-missing.yaml"]))[
     "schema-skew-payload-missing"
@@ -76,7 +84,8 @@ def test_a_shape_is_its_source_with_steps_appended() -> None:
 
 def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     made = dict(canary_shapes.made([("gated", GATED)]))
-    assert set(made) == {f"gated-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
+    appended = {f"gated-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
+    assert set(made) == appended | {f"gated-{IDS_OF_ITS_OWN}"}  # its gates ask under t1 too
     corrupted = made[f"gated-{CORRUPTED}"].steps
     assert corrupted[: len(GATED.steps)] == GATED.steps
     assert corrupted[len(GATED.steps) :] == (
@@ -143,6 +152,46 @@ def test_a_scenario_with_effects_is_closed_by_a_restart_unless_it_ends_with_one(
     assert f"ended-{CLOSED}" not in dict(canary_shapes.made([("ended", ended)]))
 
 
+def test_agents_that_share_a_tool_use_id_get_ids_of_their_own() -> None:
+    """A class narrowed to ``shared-tool-use-ids`` meets there the look-alikes of the same bugs
+    where no two agents share an id: the generic families draw one id for every level."""
+    assert "shared-tool-use-ids" in classes_of(COLLIDING)
+    made = dict(canary_shapes.made([("colliding", COLLIDING)]))
+    own = made[f"colliding-{IDS_OF_ITS_OWN}"]
+    assert own.steps == COLLIDING.steps
+    ids = {
+        agent.name: [call.id for turn in agent.turns for call in turn]
+        for agent, _ in own.tree.walk()
+    }
+    assert ids == {
+        "orchestrator": ["call-1-orchestrator", "call-2-orchestrator"],
+        "worker_a": ["tooluse-1-worker_a"],
+        "worker_b": ["tooluse-1-worker_b"],
+    }
+    assert "shared-tool-use-ids" not in classes_of(own)
+    assert check(run_scenario(ReferenceTarget(), own, "colliding")) == []
+    # no two agents ask under one id: nothing to rewrite
+    assert "shared-tool-use-ids" not in classes_of(WINDOW)
+    assert f"window-{IDS_OF_ITS_OWN}" not in dict(canary_shapes.made([("window", WINDOW)]))
+
+
+def test_a_scenario_that_deploys_gets_the_deployed_tree_from_its_start() -> None:
+    """A class narrowed to ``deploy-skew`` meets there the names a deploy gives, with no deploy
+    while a question waits."""
+    assert "deploy-skew" in classes_of(WINDOW)
+    made = dict(canary_shapes.made([("window", WINDOW)]))
+    deployed = made[f"window-{DEPLOYED}"]
+    restart = WINDOW.steps[1]
+    assert isinstance(restart, Restart)
+    assert restart.tree is not None
+    assert deployed.tree == restart.tree
+    assert deployed.steps == (WINDOW.steps[0], Restart(restart=True), WINDOW.steps[2])
+    assert "deploy-skew" not in classes_of(deployed)
+    assert check(run_scenario(ReferenceTarget(), deployed, "window")) == []
+    # no deploy: nothing to rewrite
+    assert f"colliding-{DEPLOYED}" not in dict(canary_shapes.made([("colliding", COLLIDING)]))
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
@@ -152,7 +201,8 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     names = [name for name, _ in shapes()]
     answering = [name for name, scenario in sources() if canary_shapes.answers(scenario)]
     assert len(answering) >= 600
-    resent = [name for name in names if not name.endswith((CORRUPTED, REPAIRED, CLOSED))]
+    others = (CORRUPTED, REPAIRED, CLOSED, *canary_shapes.REWRITES)
+    resent = [name for name in names if not name.endswith(others)]
     assert resent == [f"{name}-{shape}" for name in answering for shape in RESENT]
     for shape in (CORRUPTED, REPAIRED):
         made = [name.removesuffix(f"-{shape}") for name in names if name.endswith(shape)]
@@ -168,6 +218,18 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     ]
     assert closed == with_effects
     assert len(closed) >= 100
+    own = [
+        name.removesuffix(f"-{IDS_OF_ITS_OWN}") for name in names if name.endswith(IDS_OF_ITS_OWN)
+    ]
+    sharing = [
+        name
+        for name, scenario in sources()
+        if name in answering and "shared-tool-use-ids" in classes_of(scenario)
+    ]
+    assert own == sharing
+    assert len(own) >= 300
+    deployed = [name for name in names if name.endswith(DEPLOYED)]
+    assert len(deployed) >= 15
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
