@@ -9,10 +9,11 @@ re-sent after a restart that came once the scenario's own steps were done, an an
 after a new run of the same prompt asked its questions again, a corruption in a scenario not
 built around it, a re-send that resumes a turn, a scenario whose ordinary tools ran that ends
 with a restart, agents that never share a toolUseId where the families give most agents one,
-the names a deploy gives without a deploy.  So the whole canary also challenges the findings
-witnesses on the variants' runs of seven shapes made from every scenario of the ci sample and the
-coverage sample that answers something (the third and fourth where the oracle can follow them,
-the others where they change something).  Five append steps:
+the names a deploy gives without a deploy, an ordinary tool that waits for an answer.  So the
+whole canary also challenges the findings witnesses on the variants' runs of eight shapes made
+from every scenario of the ci sample and the coverage sample that answers something (the third
+and fourth where the oracle can follow them, the others where they change something).  Five
+append steps:
 
 * ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
   order (each in its own root session);
@@ -34,7 +35,7 @@ the others where they change something).  Five append steps:
   closing restart, and few drawn scenarios with such a tool end with one (39 of the three
   samples', 29 of them while a question waits).
 
-Two rewrite the scenario (``REWRITES``):
+Three rewrite the scenario (``REWRITES``):
 
 * ``<name>-with-ids-of-its-own``: where two agents ask under one toolUseId
   (``shared-tool-use-ids``), each agent's calls under ids of its own (its name appended), in
@@ -43,7 +44,12 @@ Two rewrite the scenario (``REWRITES``):
   bugs' look-alikes elsewhere;
 * ``<name>-deployed-tree-from-the-start``: where a restart deploys a tree, that tree from the
   start and each deploy a plain restart. Its actions carry the names a deploy gives
-  (``s2-0-r1``) while no deploy comes as a question waits (``deploy-skew``).
+  (``s2-0-r1``) while no deploy comes as a question waits (``deploy-skew``);
+* ``<name>-with-a-note-after-each-action``: each agent with protected actions calls an ordinary
+  tool ``note`` in a turn of its own right after each turn that calls one of them (in every tree
+  it deploys too). The families draw ordinary tools no later than a question (``side-effects``),
+  so an answer that reached the wrong call, or a turn that went on past its question, never ran
+  one early; here it does, and I15 says so (``does not run yet``).
 
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
@@ -173,9 +179,51 @@ def deployed_tree_from_the_start(scenario: Scenario) -> Data | None:
     return data
 
 
+NOTE: Final = "note"  # the ordinary tool ``with_a_note_after_each_action`` gives an agent
+
+
+def _noted(agent: Data) -> bool:
+    """``agent`` and its sub-agents, each with protected actions given the ordinary tool
+    ``NOTE`` (an effect) called in a turn of its own right after each turn that calls one of
+    them: whether any agent was given it."""
+    actions = {action["tool"] for action in agent.get("actions", [])}
+    scripts = [agent, *agent.get("prompts", {}).values()]
+    calls = 0
+    for script in (script for script in scripts if "turns" in script):
+        turns: list[list[Data]] = []
+        for turn in script["turns"]:
+            turns.append(turn)
+            if any(call["tool"] in actions for call in turn):
+                calls += 1
+                turns.append([{"tool": NOTE, "id": f"{NOTE}-{calls}"}])
+        script["turns"] = turns
+    if calls:
+        agent["effects"] = [*agent.get("effects", []), {"tool": NOTE}]
+    below = [_noted(sub) for sub in agent.get("sub_agents", [])]
+    return bool(calls) or any(below)
+
+
+def with_a_note_after_each_action(scenario: Scenario) -> Data | None:
+    """Where an agent has protected actions: the scenario with each such agent's model calling an
+    ordinary tool ``NOTE`` in the turn after each turn that calls one, in every tree it deploys
+    too; None elsewhere, and where an agent has a tool of that name already."""
+    for agent, _ in scenario.tree.walk():
+        tools = {*(a.tool for a in agent.actions), *(e.tool for e in agent.effects)}
+        if NOTE in tools | {sub.tool for sub in agent.sub_agents}:
+            return None
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    if not _noted(data["tree"]):
+        return None
+    for step in data["steps"]:
+        if isinstance(step, dict) and isinstance(step.get("restart"), dict):
+            _noted(step["restart"]["tree"])
+    return data
+
+
 REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {
     "with-ids-of-its-own": with_ids_of_its_own,
     "deployed-tree-from-the-start": deployed_tree_from_the_start,
+    "with-a-note-after-each-action": with_a_note_after_each_action,
 }
 
 

@@ -45,6 +45,7 @@ WINDOW = dict(load_all([REGRESSIONS / "deploy-changes-window.yaml"]))["deploy-ch
 # the shapes that rewrite a scenario, made only where they apply
 IDS_OF_ITS_OWN = "with-ids-of-its-own"
 DEPLOYED = "deployed-tree-from-the-start"
+NOTED = "with-a-note-after-each-action"
 # a stored turn damaged (its payload gone) and never repaired
 UNLOADABLE = dict(load_all([REGRESSIONS / "schema-skew-payload-missing.yaml"]))[
     "schema-skew-payload-missing"
@@ -65,7 +66,8 @@ def shapes() -> list[tuple[str, Scenario]]:
 
 def test_a_shape_is_its_source_with_steps_appended() -> None:
     made = dict(canary_shapes.made([("two", TWO_SESSIONS)]))
-    assert set(made) == {f"two-{shape}" for shape in RESENT}  # no corruption with two sessions
+    # no corruption with two sessions; every answering scenario has an action to note
+    assert set(made) == {f"two-{shape}" for shape in RESENT} | {f"two-{NOTED}"}
     steps = TWO_SESSIONS.steps
     restarted = made["two-resent-after-a-restart"].steps
     assert restarted[: len(steps)] == steps
@@ -85,7 +87,8 @@ def test_a_shape_is_its_source_with_steps_appended() -> None:
 def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     made = dict(canary_shapes.made([("gated", GATED)]))
     appended = {f"gated-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
-    assert set(made) == appended | {f"gated-{IDS_OF_ITS_OWN}"}  # its gates ask under t1 too
+    # its gates ask under t1 too, and its agents have actions to note
+    assert set(made) == appended | {f"gated-{IDS_OF_ITS_OWN}", f"gated-{NOTED}"}
     corrupted = made[f"gated-{CORRUPTED}"].steps
     assert corrupted[: len(GATED.steps)] == GATED.steps
     assert corrupted[len(GATED.steps) :] == (
@@ -121,14 +124,15 @@ def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     )
     assert set(dict(canary_shapes.made([("root", root_asks)]))) == {
         f"root-{shape}" for shape in RESENT
-    }
+    } | {f"root-{NOTED}"}
 
 
 def test_a_scenario_that_damages_a_turn_of_its_own_is_repaired_too() -> None:
     """Its turn damaged twice (its own damage, then the shape's), one repair puts it back whole
     (the latest damage undone first), and the re-sent answer is carried out."""
     made = dict(canary_shapes.made([("unloadable", UNLOADABLE)]))
-    assert set(made) == {f"unloadable-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
+    appended = {f"unloadable-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
+    assert set(made) == appended | {f"unloadable-{NOTED}"}
     history = run_scenario(ReferenceTarget(), made[f"unloadable-{REPAIRED}"], "unloadable")
     assert check(history) == []
     assert history.steps[-1].executions
@@ -192,6 +196,28 @@ def test_a_scenario_that_deploys_gets_the_deployed_tree_from_its_start() -> None
     assert f"colliding-{DEPLOYED}" not in dict(canary_shapes.made([("colliding", COLLIDING)]))
 
 
+def test_an_agent_with_actions_notes_each_answer_in_a_turn_of_its_own() -> None:
+    """An ordinary tool whose run waits for the answer before it: the families draw ordinary
+    tools no later than a question (``side-effects``), so a run made before its question is
+    answered is seen here."""
+    made = dict(canary_shapes.made([("window", WINDOW)]))
+    noted = made[f"window-{NOTED}"]
+    assert (noted.steps[0], noted.steps[2]) == (WINDOW.steps[0], WINDOW.steps[2])
+    worker = next(agent for agent, _ in noted.tree.walk() if agent.name == "worker")
+    assert [effect.tool for effect in worker.effects] == ["note"]
+    assert [[call.tool for call in turn] for turn in worker.turns] == [["deploy"], ["note"]]
+    orchestrator = noted.tree
+    assert orchestrator.effects == ()  # it asks nothing of its own in its turns
+    history = run_scenario(ReferenceTarget(), noted, "window")
+    assert check(history) == []
+    assert [record.get("effect") for record in history.steps[-1].executions] == [None, "note"]
+    # the deployed tree is noted too
+    restart = noted.steps[1]
+    assert isinstance(restart, Restart)
+    assert restart.tree is not None
+    assert any(agent.effects for agent, _ in restart.tree.walk())
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
@@ -230,6 +256,8 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     assert len(own) >= 300
     deployed = [name for name in names if name.endswith(DEPLOYED)]
     assert len(deployed) >= 15
+    noted = [name.removesuffix(f"-{NOTED}") for name in names if name.endswith(NOTED)]
+    assert noted == answering  # every answering scenario has an action to note
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
