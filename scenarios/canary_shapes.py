@@ -137,13 +137,27 @@ SHAPES: Final[dict[str, Callable[[Scenario], Steps]]] = {
 Data = dict[str, Any]  # a scenario as its file holds it
 
 
+def _rewritten_trees(scenario: Scenario, change: Callable[[Data], None]) -> Data:
+    """The scenario's data with ``change`` made to its tree and to each tree it deploys."""
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    change(data["tree"])
+    for step in data["steps"]:
+        if isinstance(step, dict) and isinstance(step.get("restart"), dict):
+            change(step["restart"]["tree"])
+    return data
+
+
+def _scripts(agent: Data) -> list[Data]:
+    """The parts of ``agent`` that hold a list of turns: itself, and each prompt's script."""
+    return [script for script in (agent, *agent.get("prompts", {}).values()) if "turns" in script]
+
+
 def _renamed_calls(agent: Data) -> None:
     """Each call's toolUseId in ``agent``'s scripts and its sub-agents', made its agent's own:
     the agent's name appended (``t1`` of ``s2``: ``t1-s2``)."""
-    scripts = [agent.get("turns", [])]
-    scripts += [script.get("turns", []) for script in agent.get("prompts", {}).values()]
-    for call in (call for turns in scripts for turn in turns for call in turn):
-        call["id"] = f"{call['id']}-{agent['name']}"
+    for script in _scripts(agent):
+        for call in (call for turn in script["turns"] for call in turn):
+            call["id"] = f"{call['id']}-{agent['name']}"
     for sub in agent.get("sub_agents", []):
         _renamed_calls(sub)
 
@@ -153,18 +167,13 @@ def with_ids_of_its_own(scenario: Scenario) -> Data | None:
     agent's calls under toolUseIds of its own, in every tree it deploys too; None elsewhere."""
     if "shared-tool-use-ids" not in classes_of(scenario):
         return None
-    data = scenario.model_dump(mode="json", exclude_defaults=True)
-    _renamed_calls(data["tree"])
-    for step in data["steps"]:
-        if isinstance(step, dict) and isinstance(step.get("restart"), dict):
-            _renamed_calls(step["restart"]["tree"])
-    return data
+    return _rewritten_trees(scenario, _renamed_calls)
 
 
 def deployed_tree_from_the_start(scenario: Scenario) -> Data | None:
     """Where a restart deploys a tree: the scenario with the first tree it deploys from its
-    start, each deploy a plain restart (so its actions' names are the deploy's, ``s2-0-r1``,
-    while no deploy comes while a question waits); None elsewhere."""
+    start and each deploy a plain restart, so its actions carry a deploy's names (``s2-0-r1``)
+    and no deploy comes while a question waits; None elsewhere."""
     deployed = [step.tree for step in scenario.steps if isinstance(step, Restart) and step.tree]
     if not deployed:
         return None
@@ -182,14 +191,12 @@ def deployed_tree_from_the_start(scenario: Scenario) -> Data | None:
 NOTE: Final = "note"  # the ordinary tool ``with_a_note_after_each_action`` gives an agent
 
 
-def _noted(agent: Data) -> bool:
+def _noted(agent: Data) -> None:
     """``agent`` and its sub-agents, each with protected actions given the ordinary tool
-    ``NOTE`` (an effect) called in a turn of its own right after each turn that calls one of
-    them: whether any agent was given it."""
+    ``NOTE`` (an effect), called in a turn of its own right after each turn that calls one."""
     actions = {action["tool"] for action in agent.get("actions", [])}
-    scripts = [agent, *agent.get("prompts", {}).values()]
     calls = 0
-    for script in (script for script in scripts if "turns" in script):
+    for script in _scripts(agent):
         turns: list[list[Data]] = []
         for turn in script["turns"]:
             turns.append(turn)
@@ -199,25 +206,28 @@ def _noted(agent: Data) -> bool:
         script["turns"] = turns
     if calls:
         agent["effects"] = [*agent.get("effects", []), {"tool": NOTE}]
-    below = [_noted(sub) for sub in agent.get("sub_agents", [])]
-    return bool(calls) or any(below)
+    for sub in agent.get("sub_agents", []):
+        _noted(sub)
 
 
 def with_a_note_after_each_action(scenario: Scenario) -> Data | None:
-    """Where an agent has protected actions: the scenario with each such agent's model calling an
-    ordinary tool ``NOTE`` in the turn after each turn that calls one, in every tree it deploys
-    too; None elsewhere, and where an agent has a tool of that name already."""
-    for agent, _ in scenario.tree.walk():
+    """Where an agent calls a protected action: the scenario with each such agent's model
+    calling an ordinary tool ``NOTE`` in the turn after each turn that calls one, in every tree
+    it deploys too; None elsewhere, and where an agent has a tool of that name already."""
+    agents = [agent for agent, _ in scenario.tree.walk()]
+    for agent in agents:
         tools = {*(a.tool for a in agent.actions), *(e.tool for e in agent.effects)}
         if NOTE in tools | {sub.tool for sub in agent.sub_agents}:
             return None
-    data = scenario.model_dump(mode="json", exclude_defaults=True)
-    if not _noted(data["tree"]):
+    if not any(
+        call.tool in {action.tool for action in agent.actions}
+        for agent in agents
+        for _, turns in agent.scripts()
+        for turn in turns
+        for call in turn
+    ):
         return None
-    for step in data["steps"]:
-        if isinstance(step, dict) and isinstance(step.get("restart"), dict):
-            _noted(step["restart"]["tree"])
-    return data
+    return _rewritten_trees(scenario, _noted)
 
 
 REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {
