@@ -451,6 +451,35 @@ def test_a_speaking_variant_changes_only_the_words_an_sdk_chooses() -> None:
     assert any(first.startswith("a#1 stays pending as 'v1:tool_call:t1:") for first, _ in names)
 
 
+def test_the_speaking_variants_tell_every_text_a_shipped_witness_quotes() -> None:
+    """Each shipped I2 witness that names a text its model got in a call's place (not no result,
+    not another call's result) names one a speaking variant tells, in some call's place: else
+    no variant's violation could meet that witness, and its anchors and scenario classes would
+    never be challenged."""
+    told = [
+        found
+        for text in SDK_LIKE_TOLD
+        for found in (
+            f"orchestrator/s1's model got {brief(text)!r} under toolUseId 'call-1'{ending}"
+            for ending in ("", ", not the call's answer")
+        )
+    ]
+    quoting = {
+        (stem, found.name, witness.seen)
+        for stem, view in VIEWS.items()
+        for found in view.classes
+        for witness in found.witnesses
+        if witness.invariant == "I2"
+        and witness.seen is not None
+        and "model got " in witness.seen
+        and "model got no result" not in witness.seen
+        and "the wrong call" not in witness.seen
+    }
+    assert quoting
+    unsaid = sorted(each for each in quoting if not any(full(each[2], text) for text in told))
+    assert not unsaid, unsaid
+
+
 def test_the_speaking_variants_name_the_questions_i1_quotes_as_the_sdks_do() -> None:
     """I1 quotes a question's name before "shown for" and after "asked under": a speaking variant
     renames it there too, one name per question across the run, and leaves a quoted text that is
