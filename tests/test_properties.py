@@ -161,6 +161,9 @@ CAUGHT_BY = {
     "approvals-on-the-tool": {"I4"},
     # an answer a gone call cannot take refused only after the root's own approved action ran
     "runs-before-it-refuses": {"I9"},
+    # a session rebuilt at a restart whose every save after the first is refused: each later
+    # step does its work, then fails
+    "saves-under-the-loaded-version": {"I5"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

@@ -57,7 +57,13 @@ from harness.reference.tree import (
     Tree,
 )
 from harness.targets.base import Observation, PendingInterrupt, Target, TargetInfo
-from harness.targets.reference import TREE_KEY, ReferenceSession, ReferenceTarget, gate_for
+from harness.targets.reference import (
+    SESSION_KEYS,
+    TREE_KEY,
+    ReferenceSession,
+    ReferenceTarget,
+    gate_for,
+)
 from harness.targets.variants_continuation import (
     DropConversationManagerStateTool,
     DropModelStateTool,
@@ -147,10 +153,20 @@ class Variant:
     # a rebuild restores every stored sub-agent turn at once: one that cannot be restored fails
     # the rebuild, not the answer to its call
     restores_every_turn_at_load: bool = False
+    # a root session rebuilt from its stored record keeps the version it was loaded under: its
+    # first save goes through, every later one is refused as a lost update
+    saves_under_the_loaded_version: bool = False
 
     @property
     def name(self) -> str:
         return f"{VARIANT_PREFIX}{self.slug}"
+
+
+# what a save under a stale version fails with (``saves_under_the_loaded_version``)
+STALE_VERSION: Final = (
+    "LostUpdateError: the session was saved under the version it was loaded with, and the "
+    "store holds a later one"
+)
 
 
 class VariantTree(Tree):
@@ -243,22 +259,61 @@ class VariantSession(ReferenceSession):
         self.variant = variant
         self.session = str(workdir)
         forget(self.session)  # nothing of an earlier session under the same name
+        # per store key of a root session rebuilt from its stored record, the saves made since
+        # (``saves_under_the_loaded_version``); a session started on an empty store has none
+        self.saves_since_loaded: dict[str, int] = {}
+        self.written_ahead: bytes | None = None  # what this step's write-ahead stored
         super().__init__(scenario, workdir)
 
     def _write_ahead(self, persisted: bytes) -> None:
         if self.variant.write_ahead:
             super()._write_ahead(persisted)
+            self.written_ahead = persisted
 
     def _step(self, call: Any) -> Observation:
         """The reference's step; a variant that stores only interrupted turns
         (``stores_only_interrupted``) puts back what the store held before a step that ended the
-        turn."""
+        turn, and one that saves under the version a rebuilt session was loaded with
+        (``saves_under_the_loaded_version``) has every save after the first refused."""
         before = self.store.get(self.key)
+        self.written_ahead = None
         observation = super()._step(call)
         ended = observation.stop_reason == "end_turn"
         if self.variant.stores_only_interrupted and ended and before is not None:
             self.store.put(self.key, before)  # what the last interrupt stored stays
-        return observation
+        saves = self.saves_since_loaded.get(self.key)
+        if saves is None:
+            return observation
+        self.saves_since_loaded[self.key] = saves + 1
+        if saves == 0:
+            return observation
+        # the step's work is done; its save is refused, so the store keeps what it held (and
+        # the write-ahead's marks, a journal the version does not guard), and the step fails
+        kept = self.written_ahead if self.written_ahead is not None else before
+        if kept is not None:
+            self.store.put(self.key, kept)
+        return replace(observation, stop_reason=None, final_answer=None, error=STALE_VERSION)
+
+    def _loaded(self, keys: Sequence[str]) -> None:
+        """Root sessions (by store key) just rebuilt: those rebuilt from a stored record keep
+        the version they were loaded under (``saves_under_the_loaded_version``)."""
+        if not self.variant.saves_under_the_loaded_version:
+            return
+        for key in keys:
+            if self.store.get(key) is not None:
+                self.saves_since_loaded[key] = 0
+            else:
+                self.saves_since_loaded.pop(key, None)
+
+    def restart(self) -> str | None:
+        failure = super().restart()
+        self._loaded([SESSION_KEYS[name] for name in self.trees])
+        return failure
+
+    def restart_root_session(self, name: str) -> str | None:
+        failure = super().restart_root_session(name)
+        self._loaded([SESSION_KEYS[name]])
+        return failure
 
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         """The reference's answer; a variant that keeps a refused answer
@@ -459,6 +514,16 @@ _ALL: Final = (
         "next call starts without its history, as a framework that keeps a sub-agent's "
         "conversation only in its continuation",
         sessions_only_while_parked=True,
+    ),
+    Variant(
+        "saves-under-the-loaded-version",
+        "a root session rebuilt from the store keeps the version it was loaded under and never "
+        "takes the one its save made: after a restart its first save goes through and every "
+        "later one is refused as a lost update, so each later step does its work and then "
+        "fails, and the next restart brings back what that first save stored (with a later "
+        "answer's write-ahead marks, a journal no version guards), as a store guarding against "
+        "lost updates whose session object is not told its new version",
+        saves_under_the_loaded_version=True,
     ),
     Variant(
         "call-named-questions",
