@@ -8,12 +8,12 @@ families, the canary sample, challenged one broadening more when it was doubled)
 re-sent after a restart that came once the scenario's own steps were done, an answer re-sent
 after a new run of the same prompt asked its questions again, a corruption in a scenario not
 built around it, a re-send that resumes a turn, a scenario whose ordinary tools ran that ends
-with a restart, agents that never share a toolUseId where the families give most agents one,
-the names a deploy gives without a deploy, an ordinary tool that waits for an answer.  So the
-whole canary also challenges the findings witnesses on the variants' runs of eight shapes made
-from every scenario of the ci sample and the coverage sample that answers something (the third
-and fourth where the oracle can follow them, the others where they change something).  Five
-append steps:
+with a restart, two steps after a restart that came once the scenario's own were done, agents
+that never share a toolUseId where the families give most agents one, the names a deploy gives
+without a deploy, an ordinary tool that waits for an answer.  So the whole canary also
+challenges the findings witnesses on the variants' runs of nine shapes made from every scenario
+of the ci sample and the coverage sample that answers something (the third and fourth where the
+oracle can follow them, the others where they change something).  Six append steps:
 
 * ``<name>-resent-after-a-restart``: its steps, a restart, then each of its answers re-sent, in
   order (each in its own root session);
@@ -33,7 +33,12 @@ append steps:
   ordinary tool with an effect and its last step is no restart. I15 counts each such call over
   the whole scenario at its last step, so a call that ran too few times is reported at the
   closing restart, and few drawn scenarios with such a tool end with one (39 of the three
-  samples', 29 of them while a question waits).
+  samples', 29 of them while a question waits);
+* ``<name>-prompted-twice-after-a-restart``: its steps, a restart, then twice a prompt no agent
+  has a turn scripted for (the root answers it at once where no question waits), in the root
+  session its last step talked to. A session rebuilt at a restart makes its first save and a
+  second there, where the families' steps after a restart mostly answer its questions: a run
+  step after one ends its turn as the run without restarts does.
 
 Three rewrite the scenario (``REWRITES``):
 
@@ -123,12 +128,25 @@ def closed_by_a_restart(scenario: Scenario) -> Steps:
     return [{"restart": True}]
 
 
+# a prompt no agent of any sample has a turn scripted for: the root answers it at once
+IDLE_PROMPT: Final = "anything else?"
+
+
+def prompted_twice_after_a_restart(scenario: Scenario) -> Steps:
+    """A restart after the scenario's steps, then two prompts the root answers at once (no
+    agent has a turn scripted for them), in the root session its last step talked to."""
+    sessions = [getattr(step, "session", None) for step in scenario.steps]
+    prompt = {"run": IDLE_PROMPT, "session": next((s for s in reversed(sessions) if s), "a")}
+    return [{"restart": True}, prompt, prompt]
+
+
 SHAPES: Final[dict[str, Callable[[Scenario], Steps]]] = {
     "resent-after-a-restart": resent_after_a_restart,
     "resent-after-a-new-run": resent_after_a_new_run,
     "corrupted-after-a-new-run": corrupted_after_a_new_run,
     "resent-after-a-repair": resent_after_a_repair,
     "closed-by-a-restart": closed_by_a_restart,
+    "prompted-twice-after-a-restart": prompted_twice_after_a_restart,
 }
 
 

@@ -33,7 +33,11 @@ CORRUPTED = "corrupted-after-a-new-run"
 REPAIRED = "resent-after-a-repair"
 # the shape made only where an ordinary tool has an effect and the last step is no restart
 CLOSED = "closed-by-a-restart"
-RESENT = [shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, REPAIRED, CLOSED)]
+# the shape made from every answering scenario: two prompts after a closing restart
+PROMPTED = "prompted-twice-after-a-restart"
+RESENT = [
+    shape for shape in canary_shapes.SHAPES if shape not in (CORRUPTED, REPAIRED, CLOSED, PROMPTED)
+]
 # an ordinary tool with an effect (a write) after a sub-agent's question
 EFFECTS = dict(load_all([REGRESSIONS / "caller-goes-on-past-a-question.yaml"]))[
     "caller-goes-on-past-a-question"
@@ -67,7 +71,7 @@ def shapes() -> list[tuple[str, Scenario]]:
 def test_a_shape_is_its_source_with_steps_appended() -> None:
     made = dict(canary_shapes.made([("two", TWO_SESSIONS)]))
     # no corruption with two sessions; every answering scenario has an action to note
-    assert set(made) == {f"two-{shape}" for shape in RESENT} | {f"two-{NOTED}"}
+    assert set(made) == {f"two-{shape}" for shape in (*RESENT, PROMPTED, NOTED)}
     steps = TWO_SESSIONS.steps
     restarted = made["two-resent-after-a-restart"].steps
     assert restarted[: len(steps)] == steps
@@ -123,8 +127,8 @@ def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
         "root-asks",
     )
     assert set(dict(canary_shapes.made([("root", root_asks)]))) == {
-        f"root-{shape}" for shape in RESENT
-    } | {f"root-{NOTED}"}
+        f"root-{shape}" for shape in (*RESENT, PROMPTED, NOTED)
+    }
 
 
 def test_a_scenario_that_damages_a_turn_of_its_own_is_repaired_too() -> None:
@@ -154,6 +158,23 @@ def test_a_scenario_with_effects_is_closed_by_a_restart_unless_it_ends_with_one(
     # ends with a restart already: the counts are at a restart step
     ended = EFFECTS.model_copy(update={"steps": (*EFFECTS.steps, Restart(restart=True))})
     assert f"ended-{CLOSED}" not in dict(canary_shapes.made([("ended", ended)]))
+
+
+def test_a_scenario_is_prompted_twice_after_a_restart_in_the_session_it_ended_in() -> None:
+    """After a restart a session makes a second save, whatever it is asked: two prompts no agent
+    has a turn for, which the root answers at once where no question waits, follow a closing
+    restart in the root session of the scenario's last step."""
+    made = dict(canary_shapes.made([("two", TWO_SESSIONS), ("effects", EFFECTS)]))
+    for name, source in (("two", TWO_SESSIONS), ("effects", EFFECTS)):
+        prompted = made[f"{name}-{PROMPTED}"]
+        assert prompted.steps[: len(source.steps)] == source.steps
+        session = source.steps[-1].session  # both end with an answer
+        prompt = Run(run=canary_shapes.IDLE_PROMPT, session=session)
+        assert prompted.steps[len(source.steps) :] == (Restart(restart=True), prompt, prompt)
+        assert check(run_scenario(ReferenceTarget(), prompted, name)) == []
+    assert TWO_SESSIONS.steps[-1].session == "b"
+    answered = expectations(made[f"two-{PROMPTED}"])[-2:]
+    assert [(each.stop_reason, each.pending) for each in answered] == [("end_turn", ())] * 2
 
 
 def test_agents_that_share_a_tool_use_id_get_ids_of_their_own() -> None:
@@ -227,7 +248,7 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     names = [name for name, _ in shapes()]
     answering = [name for name, scenario in sources() if canary_shapes.answers(scenario)]
     assert len(answering) >= 600
-    others = (CORRUPTED, REPAIRED, CLOSED, *canary_shapes.REWRITES)
+    others = (CORRUPTED, REPAIRED, CLOSED, PROMPTED, *canary_shapes.REWRITES)
     resent = [name for name in names if not name.endswith(others)]
     assert resent == [f"{name}-{shape}" for name in answering for shape in RESENT]
     for shape in (CORRUPTED, REPAIRED):
@@ -244,6 +265,8 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     ]
     assert closed == with_effects
     assert len(closed) >= 100
+    prompted = [name.removesuffix(f"-{PROMPTED}") for name in names if name.endswith(PROMPTED)]
+    assert prompted == answering
     own = [
         name.removesuffix(f"-{IDS_OF_ITS_OWN}") for name in names if name.endswith(IDS_OF_ITS_OWN)
     ]
