@@ -62,6 +62,7 @@ from harness.findings.canary import (
     SDK_LIKE_STORED,
     SDK_LIKE_TOLD,
     SDK_LIKE_WARNINGS,
+    TWO_PENDING_CLASS,
     Sample,
     VariantRun,
     broadened,
@@ -75,7 +76,9 @@ from harness.findings.canary import (
 from harness.findings.document import Evidence, FindingClass, Witness
 from harness.findings.patterns import anchored, full, required_literals
 from harness.targets import registry
-from scenarios.classes import COVERAGE
+from scenarios import coverage
+from scenarios.classes import COVERAGE, classes_of
+from scenarios.oracle import Oracle
 
 FILES = sorted(FINDINGS.glob("*.yaml"))
 # each shipped file as the files of the releases it names (a file of a range: its view as of each)
@@ -263,6 +266,16 @@ LOOK_ALIKES: Final = {
     ),
     ("langgraph-toolnode-1.2.24", "bad-resume-by-responses", "generated-effects-1005"): (
         "as generated-effects-1000"
+    ),
+    ("strands-1.58.1", "bad-actions-dry-run-when-rebuilt", "generated-deploy-003"): (
+        "no run without restarts is compared where a deploy may change the outcome, and strands "
+        "1.58.1's lost nested resume there shows an approval delivered nowhere and nothing run "
+        "(I2, I11) at some answers with no question back or lost beside them, as the variant's "
+        "dry run of the approved action does: restart-loses-uncompared-nested-resume says no "
+        "recorded evidence can tell the two apart in these scenarios"
+    ),
+    ("strands-1.58.1", "bad-actions-dry-run-when-rebuilt", "generated-deploy-1010"): (
+        "as generated-deploy-003 (the canary sample's)"
     ),
     ("openai-agents-0.24.0", "bad-no-ownership-check", "generated-twins-1009"): (
         "openai-agents lets every concurrent call of a preserve_context agent tool run and ask, "
@@ -832,6 +845,45 @@ def test_a_sentence_naming_a_response_id_implies_a_stateful_provider() -> None:
     ]
     assert not [text for text in said[0] if "response_id" in text]
     assert [text for text in said[1] if "response_id" in text]
+
+
+def test_a_pending_sentence_of_two_questions_implies_a_step_that_asked_them_together() -> None:
+    """Two questions wait only after a step that asked them together (``TWO_PENDING``): a
+    witness whose expected sentence names two or more pending questions names only
+    ``questions-asked-together`` scenarios, so dropping that class broadens nothing."""
+    shown = Witness(
+        invariant="I3",
+        step="run",
+        expected=r"^pending [a-z0-9-]+#\d+(, [a-z0-9-]+#\d+)+$",
+        seen=r"^pending [a-z0-9-]+#\d+ \(missing [a-z0-9-]+#\d+(, [a-z0-9-]+#\d+)*\)$",
+    )
+    assert implied_classes(shown) == {TWO_PENDING_CLASS}
+    assert implied_classes(shown.model_copy(update={"invariant": "I11"})) == {TWO_PENDING_CLASS}
+    one_or_more = r"^pending [a-z0-9-]+#\d+(, [a-z0-9-]+#\d+)*$"
+    assert implied_classes(shown.model_copy(update={"expected": one_or_more})) == set()
+    assert implied_classes(shown.model_copy(update={"invariant": "I10"})) == set()
+    found = _one_class("first", "one question of two", shown, scenario_classes=(TWO_PENDING_CLASS,))
+    assert broadened(found, 0, "scenario-classes") is None
+
+
+def test_two_questions_wait_only_in_a_scenario_that_asked_two_together() -> None:
+    """What ``TWO_PENDING`` rests on, held on the scenarios the canary runs (the whole canary's
+    shapes too, only there: making them is most of the cost): after no step do two questions
+    wait in a scenario no step of which asks two together."""
+    scenarios = [(name, scenario) for name, scenario, _ in canary.canary_scenarios(True)]
+    if os.environ.get(canary.WHOLE_VARIABLE) == "whole":
+        scenarios += [(name, scenario) for name, scenario, _ in canary.challenger_scenarios(True)]
+    else:
+        scenarios += coverage.read()
+    apart = []
+    for name, scenario in scenarios:
+        oracle = Oracle(scenario)
+        waiting = [
+            len(oracle.step(index, step).pending) for index, step in enumerate(scenario.steps)
+        ]
+        if max(waiting, default=0) >= 2 and TWO_PENDING_CLASS not in classes_of(scenario):
+            apart.append(name)
+    assert not apart
 
 
 @pytest.mark.parametrize(

@@ -164,6 +164,12 @@ CAUGHT_BY = {
     # a session rebuilt at a restart whose every save after the first is refused: each later
     # step does its work, then fails
     "saves-under-the-loaded-version": {"I5"},
+    # a rebuilt tree sending every request of an answer's step twice
+    "answers-sent-twice-when-rebuilt": {"D"},
+    # a rebuilt tree's approved actions answering that they are done, never carried out
+    "actions-dry-run-when-rebuilt": {"I2"},
+    # a rebuilt tree denying every new question where it is asked
+    "questions-denied-when-rebuilt": {"I3"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

@@ -415,6 +415,34 @@ CASES = (
         frozenset({"D", "I5", "O"}),
         quiet=frozenset({"I2", "I3", "I4"}),
     ),
+    # the restart comes after the first prompt's turn has ended; the answer to the next prompt's
+    # question is carried out as the run without restarts carries it out, each model request
+    # sent twice: only the number of requests differs (D) and what each one is (I6)
+    Case(
+        "answers-sent-twice-when-rebuilt",
+        regression("ephemeral-call-after-a-restart"),
+        frozenset({"D", "I6"}),
+        quiet=frozenset({"I2", "I3", "I4", "I5", "O"}),
+    ),
+    # after the restart the approval reaches its call and the action answers that it is done,
+    # but nothing was carried out: the model's requests and the questions are the run without
+    # restarts' (no I3, I6 or I10), only the approved action is missing (I2, I5, D)
+    Case(
+        "actions-dry-run-when-rebuilt",
+        regression("colliding-ids"),
+        frozenset({"D", "I2", "I5"}),
+        quiet=frozenset({"I3", "I6", "I10", "O"}),
+    ),
+    # after the restart the next prompt's question is denied where it is asked: it never
+    # reaches the root (I3, I5: nothing pending where the run without restarts waits), the
+    # order is never placed (I2) and the turn ends (O); the requests before it are the run
+    # without restarts' (no I6)
+    Case(
+        "questions-denied-when-rebuilt",
+        regression("ephemeral-call-after-a-restart"),
+        frozenset({"I2", "I3", "I5", "O"}),
+        quiet=frozenset({"I6"}),
+    ),
     Case(
         "runs-before-it-refuses",
         regression("deploy-renames-a-hidden-sub-agent-question"),

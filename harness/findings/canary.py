@@ -169,6 +169,15 @@ SDK_LIKE_TOLD: Final = (
 # scenarios alone, as a failure cause of CAUSE_CLASSES does (``implied_classes``), and a speaking
 # variant says one only in a run of that class, as an SDK passing on the provider's words would
 PROVIDER_CLASSES: Final = {RESPONSE_ID: "stateful-provider"}
+# What must be pending after a step (I3's sentence, and I11's at a depth: a part of it), when
+# the pattern names two questions or more (``^pending Q(, Q)+$``): a step raises a question only
+# where none waits unanswered (a prompt to a turn that waits is answered with its question, an
+# answer resumes only what it answers), so the first step after which two wait asked them
+# together, and such a sentence names that class's scenarios alone (tests/test_exemption_canary
+# holds every scenario the canary runs to it)
+TWO_PENDING: Final = re.compile(r"\^pending (.+)\(, \1\)\+\$")
+TWO_PENDING_INVARIANTS: Final = ("I3", "I11")
+TWO_PENDING_CLASS: Final = "questions-asked-together"
 
 
 def _sayable(text: str, run: Observed) -> bool:
@@ -448,8 +457,9 @@ def implied_classes(witness: Witness) -> frozenset[str]:
     step (``anchored_at``), is one of a scenario with a re-send; the
     oracle writes some failure causes only for the scenarios of one class
     (``scenarios.oracle.CAUSE_CLASSES``), so an expected sentence that must contain one names
-    that class's scenarios alone; and the scripted provider writes a response id only where a
-    provider is stateful (``PROVIDER_CLASSES``), so a sentence that must name one does too.
+    that class's scenarios alone; the scripted provider writes a response id only where a
+    provider is stateful (``PROVIDER_CLASSES``), so a sentence that must name one does too; and
+    two questions wait only where a step asked them together (``TWO_PENDING``).
     A class whose every scenario is of another (``scenarios.classes.WITHIN``) implies that one
     too.  Dropping such a class from a class narrows nothing less."""
     implied = {"resend"} if "resend" in (witness.step, witness.anchored_at) else set()
@@ -457,6 +467,12 @@ def implied_classes(witness: Witness) -> frozenset[str]:
     implied |= {
         name for cause, name in CAUSE_CLASSES.items() if any(cause in text for text in expected)
     }
+    if (
+        witness.invariant in TWO_PENDING_INVARIANTS
+        and witness.expected is not None
+        and TWO_PENDING.fullmatch(witness.expected)
+    ):
+        implied.add(TWO_PENDING_CLASS)
     sentences = (*expected, *(required_literals(witness.seen) if witness.seen else ()))
     implied |= {
         name for text, name in PROVIDER_CLASSES.items() if any(text in said for said in sentences)

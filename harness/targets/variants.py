@@ -29,6 +29,9 @@ Where the bug sits:
   retried gated call, a sub-agent's key/value state read back after a restored turn.
 * in module state (``variants_processes``): parked turns kept where a rebuild in the same
   process finds them and a new process does not; only a real restart shows it.
+* in what a tree rebuilt from the store is built with (``variants_rebuilt``): a model client
+  that sends an answer's requests twice, actions that run dry, questions denied where they are
+  asked; only what follows a restart differs from the run without restarts.
 
 This module registers them: a ``VariantTree`` builds the reference tree with those classes in
 place of the reference's, and ``VARIANTS`` names each variant by its slug.
@@ -44,7 +47,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import harness
-from harness.reference.agent import Agent, EventSink
+from harness.reference.agent import Agent, AgentResult, EventSink
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.state import AgentState, InterruptState
 from harness.reference.tree import (
@@ -97,6 +100,7 @@ from harness.targets.variants_coverage import (
 from harness.targets.variants_deploys import DropGoneCallsAgent, RunsBeforeItRefusesAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
 from harness.targets.variants_processes import ProcessMemoryTool, forget
+from harness.targets.variants_rebuilt import denied_at_once, dry_run, sending_twice
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     ApprovalsKeptAgent,
@@ -156,6 +160,14 @@ class Variant:
     # a root session rebuilt from its stored record keeps the version it was loaded under: its
     # first save goes through, every later one is refused as a lost update
     saves_under_the_loaded_version: bool = False
+    # in a tree rebuilt from the store, an answer's step sends each model request twice and
+    # keeps the second reply
+    answers_send_requests_twice_when_rebuilt: bool = False
+    # a tree rebuilt from the store carries out no approved action (a dry run): each answers
+    # that it is done
+    actions_dry_run_when_rebuilt: bool = False
+    # a tree rebuilt from the store answers each question its actions ask with a denial, at once
+    questions_denied_when_rebuilt: bool = False
 
     @property
     def name(self) -> str:
@@ -189,6 +201,13 @@ class VariantTree(Tree):
     ) -> None:
         self.variant = variant
         self.session = session  # the session building it (its work directory)
+        self.answering = False  # in an answer's step (``resume``, ``resume_one``)
+        if variant.answers_send_requests_twice_when_rebuilt and persisted is not None:
+            model_for = sending_twice(model_for, lambda: self.answering)
+        if variant.actions_dry_run_when_rebuilt and persisted is not None:
+            action_tool = dry_run(action_tool)
+        if variant.questions_denied_when_rebuilt and persisted is not None:
+            action_tool = denied_at_once(action_tool)
         super().__init__(
             spec,
             model_for=model_for,
@@ -220,6 +239,22 @@ class VariantTree(Tree):
         if self.variant.stores_no_parked_turn:
             document["root"]["interrupt_state"] = InterruptState().to_json()
         return json.dumps(document, sort_keys=True, ensure_ascii=False).encode()
+
+    def resume(
+        self, responses: Mapping[str, Any], write_ahead: Callable[[bytes], None]
+    ) -> AgentResult:
+        self.answering = True
+        try:
+            return super().resume(responses, write_ahead)
+        finally:
+            self.answering = False
+
+    def resume_one(self, response: Any, write_ahead: Callable[[bytes], None]) -> AgentResult:
+        self.answering = True
+        try:
+            return super().resume_one(response, write_ahead)
+        finally:
+            self.answering = False
 
     def answered_by_one(self, pending: list[str]) -> list[str]:
         if self.variant.one_answer_for_all:
@@ -524,6 +559,30 @@ _ALL: Final = (
         "answer's write-ahead marks, a journal no version guards), as a store guarding against "
         "lost updates whose session object is not told its new version",
         saves_under_the_loaded_version=True,
+    ),
+    Variant(
+        "answers-sent-twice-when-rebuilt",
+        "in a tree rebuilt from the store an answer's step sends each model request twice and "
+        "keeps the second reply, as a resume path that wraps the restored agents' model client "
+        "in its retrying layer once more: the same turns, answers and actions, but after a "
+        "restart every answer costs twice the model calls the run without restarts made",
+        answers_send_requests_twice_when_rebuilt=True,
+    ),
+    Variant(
+        "actions-dry-run-when-rebuilt",
+        "a tree rebuilt from the store builds its protected actions without their client, as a "
+        "dry run: each is still asked and answered, and once approved it answers that it is "
+        "done while nothing is carried out, so after a restart the model, the questions and the "
+        "turn's end are those of the run without restarts, and no approved action happens",
+        actions_dry_run_when_rebuilt=True,
+    ),
+    Variant(
+        "questions-denied-when-rebuilt",
+        "a tree rebuilt from the store answers each question its protected actions ask with a "
+        "denial on the spot, as a worker rebuilt without its human channel that falls back to "
+        "a deny-by-default policy: after a restart no new question reaches the root and every "
+        "action asked about is refused",
+        questions_denied_when_rebuilt=True,
     ),
     Variant(
         "call-named-questions",
