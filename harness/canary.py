@@ -5,12 +5,15 @@ what is asked and why); a part of the coverage sample too, whose runs only chall
 witnesses (a class narrowed to one of its shapes meets its challengers there).
 
 ``python -m harness.canary [--reports DIR] [--baseline] [--whole] [--workers N | --scheduler
-ADDRESS]`` writes
+ADDRESS] [--variant NAME ...]`` writes
 ``DIR/exemption-canary.md`` and ``.json``: each findings file's variant runs it excuses whole and
 its class witnesses' broadenings no variant challenges.  ``--baseline`` also writes
 ``reports/baselines/exemption-canary.json``, which ``tests/test_exemption_canary.py`` holds the
 shipped files to: what is measured there today may shrink, by narrowing a class, and the baseline
-with it; it may not grow.
+with it; it may not grow.  ``--variant NAME`` runs that known-bad variant alone and writes
+nothing: it prints which of its runs the shipped files excuse whole, and which broadenings the
+baseline leaves unchallenged its runs challenge (``against``), a new variant's or shape's worth in
+about a minute where the whole canary takes an hour.
 
 CI asks a part of each sample, which is cheaper but finds less: a variant run the shipped files
 excuse whole is found only if the part holds its scenario, and a broadening is challenged only by
@@ -46,6 +49,7 @@ from harness.findings.canary import (
     Hidden,
     Sample,
     VariantRun,
+    challenged,
     hidden_runs,
     nearest,
     unchallenged,
@@ -422,6 +426,63 @@ def render(measured: Measured, whole: bool = False, why: Reasons | None = None) 
     return "\n".join(lines) + "\n"
 
 
+def against(
+    views: Mapping[str, FindingsFile], sample: Sample, items: Iterable[Mapping[str, str]]
+) -> list[tuple[Mapping[str, str], bool | None]]:
+    """Each broadening of ``items`` (a baseline's unchallenged list) asked again of ``sample``:
+    whether some run of it challenges that broadening (``challenged``); None where the file has
+    that class witness no longer, or that broadening no longer changes it."""
+    asked: list[tuple[Mapping[str, str], bool | None]] = []
+    for item in items:
+        view = views.get(item["file"])
+        found = next((c for c in view.classes if c.name == item["class"]), None) if view else None
+        position = (
+            next(
+                (i for i, w in enumerate(found.witnesses) if w.describe() == item["witness"]),
+                None,
+            )
+            if found
+            else None
+        )
+        verdict = None
+        if found is not None and position is not None:
+            verdict = challenged(found, position, item["broadened"], sample)
+        asked.append((item, verdict))
+    return asked
+
+
+def told_of_variants(
+    variants: Sequence[str],
+    hidden: Sequence[Hidden],
+    asked: Sequence[tuple[Mapping[str, str], bool | None]],
+    baseline: Path,
+) -> str:
+    """What ``--variant`` prints: the runs of ``variants`` the shipped files excuse whole (a
+    look-alike unless the same bug), then the broadenings ``baseline`` leaves unchallenged that
+    their runs challenge, and those it names that no longer apply."""
+    lines = []
+    same = sum(1 for item in hidden if item.same_bug)
+    lines.append(
+        f"{', '.join(variants)}: {len(hidden)} runs excused whole ({same} of them the same bug)"
+    )
+    lines += [f"  {item.describe()}" for item in hidden]
+    met = [item for item, verdict in asked if verdict]
+    gone = [item for item, verdict in asked if verdict is None]
+    where = baseline.relative_to(ROOT) if baseline.is_relative_to(ROOT) else baseline
+    lines.append(
+        f"challenges {len(met)} of the {len(asked)} broadenings {where} leaves unchallenged"
+    )
+    lines += [f"  {_broadening(item)}" for item in met]
+    if gone:
+        lines.append(f"{len(gone)} of them no longer apply (the class witness changed or is gone)")
+        lines += [f"  {_broadening(item)}" for item in gone]
+    return "\n".join(lines) + "\n"
+
+
+def _broadening(item: Mapping[str, str]) -> str:
+    return f"{item['file']}: class {item['class']}: {item['witness']} ({item['broadened']})"
+
+
 def _reasons(tally: tuple[tuple[str, int], ...]) -> str:
     if not tally:
         return "; no variant's violation there at all"
@@ -462,9 +523,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="ADDRESS",
         help="run them on the Dask cluster whose scheduler is at ADDRESS (as check does)",
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        metavar="NAME",
+        help="run only this known-bad variant (bad-<slug>; again for more) and print which of "
+        "the baseline's unchallenged broadenings its runs challenge and which of its runs the "
+        "shipped files excuse whole; writes no file (a minute for one variant on the whole "
+        "samples, where the whole canary takes an hour)",
+    )
     arguments = parser.parse_args(argv)
     whole = arguments.whole
-    variants = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
+    known = [name for name in sorted(registry.variants()) if name not in CAUGHT_ELSEWHERE]
+    if arguments.variant and arguments.baseline:
+        parser.error("--variant writes no baseline: leave out --baseline")
+    for name in arguments.variant or ():
+        if name not in known:
+            parser.error(
+                f"--variant: unknown variant {name!r}; expected one of: {', '.join(known)}"
+            )
+    variants = arguments.variant or known
     views = shipped_views()
     try:
         with execution.connect(arguments.workers, arguments.scheduler) as spread:
@@ -473,6 +551,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (execution.Unavailable, execution.Lost, execution.WorkerMismatch) as problem:
         print(problem, file=sys.stderr)
         return 2
+    if arguments.variant:
+        baseline = WHOLE_BASELINE if whole else BASELINE
+        items = json.loads(baseline.read_text())["unchallenged"]
+        hidden = [
+            item
+            for stem, view in sorted(views.items())
+            for item in hidden_runs(stem, view, runs, expressible_of(stem, view))
+        ]
+        asked = against(views, Sample([*runs, *challengers]), items)
+        print(told_of_variants(variants, hidden, asked, baseline), end="")
+        return 0
     measured = measure(views, runs, challengers)
     text = dumped(measured)
     stem = "exemption-canary-whole" if whole else "exemption-canary"

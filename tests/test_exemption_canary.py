@@ -639,6 +639,71 @@ def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged
     assert challenged(found, 0, "anchor", sample(lost, between))  # no I5 beside it
 
 
+def test_a_baselines_broadenings_are_asked_again_of_one_variants_runs() -> None:
+    """``--variant``'s question (``harness.canary.against``): of the broadenings a baseline
+    leaves unchallenged, which the given runs challenge, and which no longer apply (the class
+    witness is gone, or that broadening changes it no more)."""
+    witness = Witness(
+        invariant="I3", step="answer", seen="^pending a#1 \\(missing b#1\\)$", beside="^I5$"
+    )
+    found = _one_class(
+        "lost-resume",
+        "a restart loses the resume",
+        witness,
+        scenario_classes=("restart-between-answers",),
+    )
+    document = _file_of(witness, "a restart loses the resume", [found])
+    lost = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (missing b#1)")
+    sample = Sample([VariantRun("bad-x", _run((lost, "answer")))])  # no restart between answers
+    item = {"file": "sdk-1.0", "class": "lost-resume", "witness": witness.describe()}
+    items = [
+        item | {"broadened": "scenario-classes"},
+        item | {"broadened": "pattern"},
+        item | {"broadened": "by-then"},  # no anchored_by_then: nothing to broaden
+        item | {"class": "gone", "broadened": "pattern"},
+    ]
+    asked = canary.against({"sdk-1.0": document}, sample, items)
+    assert [verdict for _, verdict in asked] == [True, False, None, None]
+    told = canary.told_of_variants(["bad-x"], [], asked, canary.BASELINE)
+    assert told.splitlines()[:2] == [
+        "bad-x: 0 runs excused whole (0 of them the same bug)",
+        "challenges 1 of the 4 broadenings reports/baselines/exemption-canary.json leaves "
+        "unchallenged",
+    ]
+    assert "2 of them no longer apply (the class witness changed or is gone)" in told
+
+
+def test_one_variant_challenges_nothing_the_baseline_leaves_unchallenged(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``python -m harness.canary --variant NAME`` on CI's part: a variant the baseline was
+    measured with challenges none of what it leaves unchallenged, and the runs of it that the
+    baseline lists as excused whole are those it finds."""
+    variant = "bad-shared-object"
+    assert canary.main([*(["--whole"] if WHOLE else []), "--variant", variant]) == 0
+    told = capsys.readouterr().out.splitlines()
+    listed = [item for item in baseline()["hidden"] if item["variant"] == variant]
+    same = sum(1 for item in listed if item.get("same_bug"))
+    assert told[0] == f"{variant}: {len(listed)} runs excused whole ({same} of them the same bug)"
+    left = len(baseline()["unchallenged"])
+    assert f"challenges 0 of the {left} broadenings" in told[len(listed) + 1]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["--variant", "bad-nothing-like-it"], ["--variant", "bad-shared-object", "--baseline"]],
+)
+def test_a_bad_variant_option_is_one_line_and_exits_2(
+    options: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as ended:
+        canary.main(options)
+    assert ended.value.code == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1
+    assert error.startswith("python -m harness.canary: --variant")
+
+
 def test_a_variant_runs_the_regression_files_its_questions_read() -> None:
     """The canary runs a variant's regression files only where a question reads them
     (``harness.canary.asked_runs``): all of them where a file leaves every generated run of it
