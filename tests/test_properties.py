@@ -203,6 +203,8 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     # a preserve_context sub-agent called again after a restart while nothing waits starts
     # without its history: its requests (I6), what the run shows (I5, D) differ from the control
     "idle-session-not-stored": {"I5", "I6", "D"},
+    # a root session showing the questions another one waits on
+    "every-sessions-questions-shown": {"I3"},
 }
 
 

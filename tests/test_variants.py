@@ -443,6 +443,15 @@ CASES = (
         frozenset({"I2", "I3", "I5", "O"}),
         quiet=frozenset({"I6"}),
     ),
+    # session a's question is shown in session b too: two questions under one id at b's run
+    # (I1, I3, I10), and after b's turn ends it still shows a's (I3, I13); nothing runs twice
+    # and no approval goes astray (no I2, I4)
+    Case(
+        "every-sessions-questions-shown",
+        coverage_regression("two-root-sessions"),
+        frozenset({"I1", "I3", "I10", "I13"}),
+        quiet=frozenset({"I2", "I4"}),
+    ),
     Case(
         "runs-before-it-refuses",
         regression("deploy-renames-a-hidden-sub-agent-question"),

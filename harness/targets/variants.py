@@ -59,6 +59,7 @@ from harness.reference.tree import (
     SubAgentSpec,
     Tree,
 )
+from harness.targets.adapter import shown_to_the_human
 from harness.targets.base import Observation, PendingInterrupt, Target, TargetInfo
 from harness.targets.reference import (
     SESSION_KEYS,
@@ -168,6 +169,8 @@ class Variant:
     actions_dry_run_when_rebuilt: bool = False
     # a tree rebuilt from the store answers each question its actions ask with a denial, at once
     questions_denied_when_rebuilt: bool = False
+    # a root session shows the questions every root session of the deployment waits on
+    shows_every_sessions_questions: bool = False
 
     @property
     def name(self) -> str:
@@ -313,6 +316,8 @@ class VariantSession(ReferenceSession):
         before = self.store.get(self.key)
         self.written_ahead = None
         observation = super()._step(call)
+        if self.variant.shows_every_sessions_questions:
+            observation = replace(observation, pending=observation.pending + self._others_waiting())
         ended = observation.stop_reason == "end_turn"
         if self.variant.stores_only_interrupted and ended and before is not None:
             self.store.put(self.key, before)  # what the last interrupt stored stays
@@ -328,6 +333,15 @@ class VariantSession(ReferenceSession):
         if kept is not None:
             self.store.put(self.key, kept)
         return replace(observation, stop_reason=None, final_answer=None, error=STALE_VERSION)
+
+    def _others_waiting(self) -> tuple[PendingInterrupt, ...]:
+        """What the other root sessions wait on (``shows_every_sessions_questions``)."""
+        return tuple(
+            shown
+            for name, tree in sorted(self.trees.items())
+            if name != self.root_session and tree is not None
+            for shown in shown_to_the_human(tree.root.state.interrupt_state.pending)
+        )
 
     def _loaded(self, keys: Sequence[str]) -> None:
         """Root sessions (by store key) just rebuilt: those rebuilt from a stored record keep
@@ -583,6 +597,13 @@ _ALL: Final = (
         "a deny-by-default policy: after a restart no new question reaches the root and every "
         "action asked about is refused",
         questions_denied_when_rebuilt=True,
+    ),
+    Variant(
+        "every-sessions-questions-shown",
+        "a root session shows, beside its own, the questions every other root session of the "
+        "deployment waits on, as a pending-question list read from the deployment's store "
+        "without its session key: one user sees another's questions",
+        shows_every_sessions_questions=True,
     ),
     Variant(
         "call-named-questions",
