@@ -613,10 +613,8 @@ def test_anchors_kept_to_steps_up_to_the_violations_are_let_come_later_as_a_broa
     assert (anchorless[1].anchored_at, anchorless[1].anchored_by_then) == (None, False)
 
 
-def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged() -> None:
-    """No variant logs a violation, so a ``beside`` would keep every variant run without a
-    restart's I5 out of a broadened pattern as well as the shipped one: the broadened pattern is
-    asked with it set aside; dropping it is asked of the runs as they are."""
+def _lost_resume() -> tuple[Witness, FindingClass]:
+    """A class narrowed to restarts between answers, its one witness an I3 beside an I5."""
     witness = Witness(
         invariant="I3", step="answer", seen="^pending a#1 \\(missing b#1\\)$", beside="^I5$"
     )
@@ -626,6 +624,14 @@ def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged
         witness,
         scenario_classes=("restart-between-answers",),
     )
+    return witness, found
+
+
+def test_a_beside_is_set_aside_where_a_pattern_or_a_scenario_class_is_challenged() -> None:
+    """No variant logs a violation, so a ``beside`` would keep every variant run without a
+    restart's I5 out of a broadened pattern as well as the shipped one: the broadened pattern is
+    asked with it set aside; dropping it is asked of the runs as they are."""
+    _, found = _lost_resume()
     swapped = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (extra c#1)")
     lost = replace(swapped, seen="pending a#1 (missing b#1)")
 
@@ -643,15 +649,7 @@ def test_a_baselines_broadenings_are_asked_again_of_one_variants_runs() -> None:
     """``--variant``'s question (``harness.canary.against``): of the broadenings a baseline
     leaves unchallenged, which the given runs challenge, and which no longer apply (the class
     witness is gone, or that broadening changes it no more)."""
-    witness = Witness(
-        invariant="I3", step="answer", seen="^pending a#1 \\(missing b#1\\)$", beside="^I5$"
-    )
-    found = _one_class(
-        "lost-resume",
-        "a restart loses the resume",
-        witness,
-        scenario_classes=("restart-between-answers",),
-    )
+    witness, found = _lost_resume()
     document = _file_of(witness, "a restart loses the resume", [found])
     lost = Violation("I3", "partial-answers", 0, "pending a#1, b#1", "pending a#1 (missing b#1)")
     sample = Sample([VariantRun("bad-x", _run((lost, "answer")))])  # no restart between answers

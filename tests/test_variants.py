@@ -403,9 +403,6 @@ CASES = (
         regression("cancelled-question-shown-late-then-a-new-prompt"),
         frozenset({"I3", "I4", "I10"}),
     ),
-    # the answer to both questions is refused loudly (the publisher's publish is gone), but only
-    # after the root's send ran: an action run on a refused answer (I9, I11, I4); the refusal
-    # itself is the one the scenario expects (no O)
     # after the restart the first answer's save goes through and the second's is refused: that
     # step carries out its answer as the run without restarts does, then fails (I5, D: only its
     # stop reason differs; O: the error), and no action is lost or run twice
@@ -452,6 +449,9 @@ CASES = (
         frozenset({"I1", "I3", "I10", "I13"}),
         quiet=frozenset({"I2", "I4"}),
     ),
+    # the answer to both questions is refused loudly (the publisher's publish is gone), but only
+    # after the root's send ran: an action run on a refused answer (I9, I11, I4); the refusal
+    # itself is the one the scenario expects (no O)
     Case(
         "runs-before-it-refuses",
         regression("deploy-renames-a-hidden-sub-agent-question"),
