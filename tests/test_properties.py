@@ -170,6 +170,8 @@ CAUGHT_BY = {
     "actions-dry-run-when-rebuilt": {"I2"},
     # a rebuilt tree denying every new question where it is asked
     "questions-denied-when-rebuilt": {"I3"},
+    # a rebuilt session listing none of the questions its turn waits on
+    "questions-unlisted-when-rebuilt": {"I13"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},

@@ -449,6 +449,15 @@ CASES = (
         frozenset({"I1", "I3", "I10", "I13"}),
         quiet=frozenset({"I2", "I4"}),
     ),
+    # after the restart the clerk's second question waits but is not shown: an interrupt with no
+    # question (I13), the question missing where the run without restarts shows it (I3, I5, D);
+    # nothing runs that should not (no I2, I4)
+    Case(
+        "questions-unlisted-when-rebuilt",
+        regression("clerk-called-again-restart-between-answers"),
+        frozenset({"D", "I3", "I5", "I13"}),
+        quiet=frozenset({"I2", "I4"}),
+    ),
     # the answer to both questions is refused loudly (the publisher's publish is gone), but only
     # after the root's send ran: an action run on a refused answer (I9, I11, I4); the refusal
     # itself is the one the scenario expects (no O)

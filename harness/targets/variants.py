@@ -171,6 +171,8 @@ class Variant:
     questions_denied_when_rebuilt: bool = False
     # a root session shows the questions every root session of the deployment waits on
     shows_every_sessions_questions: bool = False
+    # a root session rebuilt from the store lists no question its turn waits on
+    lists_no_questions_when_rebuilt: bool = False
 
     @property
     def name(self) -> str:
@@ -205,6 +207,7 @@ class VariantTree(Tree):
         self.variant = variant
         self.session = session  # the session building it (its work directory)
         self.answering = False  # in an answer's step (``resume``, ``resume_one``)
+        self.rebuilt = persisted is not None  # built from the store: after a restart
         if variant.answers_send_requests_twice_when_rebuilt and persisted is not None:
             model_for = sending_twice(model_for, lambda: self.answering)
         if variant.actions_dry_run_when_rebuilt and persisted is not None:
@@ -318,6 +321,9 @@ class VariantSession(ReferenceSession):
         observation = super()._step(call)
         if self.variant.shows_every_sessions_questions:
             observation = replace(observation, pending=observation.pending + self._others_waiting())
+        rebuilt = isinstance(self.tree, VariantTree) and self.tree.rebuilt
+        if self.variant.lists_no_questions_when_rebuilt and rebuilt:
+            observation = replace(observation, pending=())
         ended = observation.stop_reason == "end_turn"
         if self.variant.stores_only_interrupted and ended and before is not None:
             self.store.put(self.key, before)  # what the last interrupt stored stays
@@ -604,6 +610,13 @@ _ALL: Final = (
         "deployment waits on, as a pending-question list read from the deployment's store "
         "without its session key: one user sees another's questions",
         shows_every_sessions_questions=True,
+    ),
+    Variant(
+        "questions-unlisted-when-rebuilt",
+        "a root session rebuilt from the store lists the questions its turn waits on from an "
+        "index in memory that the rebuild leaves empty: after a restart no question is shown, "
+        "though the turn waits on them and takes their answers",
+        lists_no_questions_when_rebuilt=True,
     ),
     Variant(
         "call-named-questions",
