@@ -208,11 +208,11 @@ class VariantTree(Tree):
         self.session = session  # the session building it (its work directory)
         self.answering = False  # in an answer's step (``resume``, ``resume_one``)
         self.rebuilt = persisted is not None  # built from the store: after a restart
-        if variant.answers_send_requests_twice_when_rebuilt and persisted is not None:
+        if variant.answers_send_requests_twice_when_rebuilt and self.rebuilt:
             model_for = sending_twice(model_for, lambda: self.answering)
-        if variant.actions_dry_run_when_rebuilt and persisted is not None:
+        if variant.actions_dry_run_when_rebuilt and self.rebuilt:
             action_tool = dry_run(action_tool)
-        if variant.questions_denied_when_rebuilt and persisted is not None:
+        if variant.questions_denied_when_rebuilt and self.rebuilt:
             action_tool = denied_at_once(action_tool)
         super().__init__(
             spec,
@@ -314,8 +314,11 @@ class VariantSession(ReferenceSession):
     def _step(self, call: Any) -> Observation:
         """The reference's step; a variant that stores only interrupted turns
         (``stores_only_interrupted``) puts back what the store held before a step that ended the
-        turn, and one that saves under the version a rebuilt session was loaded with
-        (``saves_under_the_loaded_version``) has every save after the first refused."""
+        turn, one that saves under the version a rebuilt session was loaded with
+        (``saves_under_the_loaded_version``) has every save after the first refused, one that
+        shows every session's questions (``shows_every_sessions_questions``) adds the other root
+        sessions' to its own, and one that lists none once rebuilt
+        (``lists_no_questions_when_rebuilt``) shows none after a restart."""
         before = self.store.get(self.key)
         self.written_ahead = None
         observation = super()._step(call)
