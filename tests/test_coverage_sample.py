@@ -39,6 +39,7 @@ CAUGHT_BY = {
     "provider-state-on-the-tool": "two-sessions-restart-between-calls",
     "provider-state-on-the-tool-as-a-result": "two-sessions-restart-between-calls",
     "agent-state-on-the-tool": "two-sessions-window-count",
+    "window-counted-twice": "state-read-after-resume",
     "parked-messages-on-the-tool": "two-sessions-restart-between-calls",
 }
 # the restored sub-agents retry-continues-parked keeps by toolUseId, never dropped, sit on the
@@ -75,6 +76,7 @@ ALSO_CAUGHT_BY = {
     # ... and the same where the agent tool hands its caller the provider's refusal as a result
     "provider-state-on-the-tool-as-a-result": CARRIED_RESPONSE_ID,
     "agent-state-on-the-tool": ["window-count-per-call"],
+    "window-counted-twice": ["two-sessions-window-count", "window-count-per-call"],
     # a damaged turn of several questions that must be refused whole, beside the root's own
     "refused-restore-keeps-one": [
         "truncated-nested-turns-beside-root-questions",

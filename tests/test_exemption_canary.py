@@ -55,6 +55,7 @@ from harness.findings import (
 from harness.findings.canary import (
     BROAD,
     SDK_LIKE_ERRORS,
+    SDK_LIKE_EVENT,
     SDK_LIKE_NAMES,
     SDK_LIKE_RAISED,
     SDK_LIKE_RESULTS,
@@ -519,6 +520,33 @@ def test_the_speaking_variants_name_the_questions_i1_quotes_as_the_sdks_do() -> 
         "'lg-1' shown for a#1, b#1; 'lg-2' shown for c#1",
         "a#2 asked under 'lg-1', the id of a#1",
     ) in renamed
+
+
+def test_a_speaking_variant_publishes_its_events_as_the_raw_stream_events_i8_quotes() -> None:
+    """An event I8 names by its type and agent is named as a raw stream event is, with neither
+    (as strands' are): a shipped I8 witness that quotes that shape then names a speaking
+    variant's violation, and no other sentence changes."""
+    leaked = "carries stored message '[[fake-model turn 0 of \"part 1\"]]'"
+    published = Violation(
+        "I8",
+        "p",
+        2,
+        "no continuation data in public events",
+        f"event 3 (tool_stream of o/s1) {leaked}",
+    )
+    elsewhere = Violation("I3", "p", 2, "pending a#1", "event 3 (tool_stream of o/s1) carries x")
+    run = _run((published, "answer"), (elsewhere, "answer"))
+    raw = [copy.violations[0][0].seen for copy, changed in spoken(run) if changed == (0,)]
+    assert raw == [f"event 3 {SDK_LIKE_EVENT} {leaked}"]
+    quoting = [
+        witness.seen
+        for view in VIEWS.values()
+        for found in view.classes
+        for witness in found.witnesses
+        if witness.invariant == "I8" and witness.seen and "\\(\\? of \\?\\)" in witness.seen
+    ]
+    assert quoting
+    assert all(full(pattern, raw[0]) for pattern in quoting)
 
 
 def test_a_witness_quoting_an_sdks_words_is_challenged_by_the_speaking_variants() -> None:

@@ -91,6 +91,8 @@ CAUGHT_BY = {
     "drop-model-state": {"O"},
     "drop-conversation-manager-state": {"I6"},
     "exposed-continuation": {"I8"},
+    # a resumed turn's messages, those written before its question too, streamed again
+    "restored-turn-streamed-again": {"I8"},
     "swallow-restore-failure": {"I9"},
     "rebuild-context": {"I2"},
     "no-ownership-check": {"I3", "I10"},
@@ -192,6 +194,7 @@ CAUGHT_BY_THE_COVERAGE_SAMPLE = {
     "gate-approval-stands": {"I3"},  # a retried gated call is not asked its gate again
     "restore-drops-state": {"I17"},  # a restored turn reads its state back as initial
     "restore-drops-window-count": {"I17"},  # a restored window counts its calls from 0 again
+    "window-counted-twice": {"I17"},  # ... or counts each call twice
     # an answer in one root session resumes the sub-agent the other parked under the same key
     "parked-by-shared-key": {"I2"},
     # what one call of an ephemeral sub-agent left on the agent tool, the next call (another

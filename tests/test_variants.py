@@ -207,6 +207,12 @@ CASES = (
         quiet=DELIVERY,
     ),
     Case(
+        "window-counted-twice",
+        coverage_regression("state-read-after-resume"),
+        frozenset({"I17"}),
+        quiet=DELIVERY,
+    ),
+    Case(
         "restore-drops-window-count",
         coverage_regression("state-read-after-resume"),
         frozenset({"I17"}),
@@ -229,6 +235,12 @@ CASES = (
         quiet=DELIVERY,
     ),
     Case("exposed-continuation", regression("event-payload"), frozenset({"I8"}), quiet=DELIVERY),
+    Case(
+        "restored-turn-streamed-again",
+        regression("restored-turn-not-re-emitted"),
+        frozenset({"I8"}),
+        quiet=DELIVERY,
+    ),
     Case("swallow-restore-failure", regression("schema-skew-payload-missing"), frozenset({"I9"})),
     # a damaged turn fails the rebuild that follows the damage, not the answer to its call: every
     # later step finds nothing rebuilt, and the question the refusal must keep pending is gone

@@ -214,6 +214,12 @@ _TOLD: Final = re.compile(
 )
 
 
+# An event I8 names, as it names one with neither a type nor an agent ("(? of ?)"): an SDK that
+# hands its callbacks raw stream events (strands' tool stream events) says no more of them
+_EVENT: Final = re.compile(r"^(event \d+ )\([^()]* of [^()]*\)( carries .*)$", re.DOTALL)
+SDK_LIKE_EVENT: Final = "(? of ?)"
+
+
 def _reworded(
     run: Observed, word: Callable[[Violation], Violation | None]
 ) -> tuple[Observed, tuple[int, ...]] | None:
@@ -265,19 +271,29 @@ def _naming(name: Callable[[str, int], str]) -> Callable[[Violation], Violation 
     return word
 
 
+def _eventing(violation: Violation) -> Violation | None:
+    found = _EVENT.match(violation.seen) if violation.invariant == "I8" else None
+    if found is None:
+        return None
+    return replace(violation, seen=found.group(1) + SDK_LIKE_EVENT + found.group(2))
+
+
 def spoken(run: Observed) -> Iterator[tuple[Observed, tuple[int, ...]]]:
     """``run`` as variants that speak as the SDKs do would have recorded it, each with the
     positions of the violations whose sentences it changed: one raising each error an SDK raises
     (``SDK_LIKE_RAISED``) where the variant raised its own, one telling a model what an SDK tells
     it in a call's place (``SDK_LIKE_TOLD``) where the variant told another text, one naming its
-    questions as each SDK names them (``SDK_LIKE_NAMES``).  Speaking changes nothing of what a
-    variant does: the same violations at the same steps, only the words an SDK chooses (its
-    errors, its results, the ids it shows) said in its words.  A witness whose sentence quotes an
+    questions as each SDK names them (``SDK_LIKE_NAMES``), and one publishing its events as raw
+    stream events, with no type or agent an event checker could name (``SDK_LIKE_EVENT``).
+    Speaking changes nothing of what a variant does: the same violations at the same steps, only
+    the words an SDK chooses (its errors, its results, the ids it shows, the shape of its events)
+    said in its words.  A witness whose sentence quotes an
     SDK's words is challenged by them, as an anchored one is by the logging variants.  What only a
     stateful provider says is said only where one is (``_sayable``)."""
     words = [_raising(text) for text in SDK_LIKE_RAISED if _sayable(text, run)]
     words += [_telling(text) for text in SDK_LIKE_TOLD if _sayable(text, run)]
     words += [_naming(name) for name in SDK_LIKE_NAMES]
+    words.append(_eventing)
     for word in words:
         made = _reworded(run, word)
         if made is not None:

@@ -77,6 +77,7 @@ from harness.targets.variants_continuation import (
     LastResultTwiceAgent,
     RebuildContextAgent,
     ReplayTurnAgent,
+    RestoredTurnStreamedTool,
     SharedObjectTool,
     SwallowRestoreFailureTool,
     restore_every_turn,
@@ -97,6 +98,7 @@ from harness.targets.variants_coverage import (
     RestoreDropsStateTool,
     RestoreDropsUnusedWindowCountTool,
     RetryContinuesParkedTool,
+    WindowCountedTwiceTool,
 )
 from harness.targets.variants_deploys import DropGoneCallsAgent, RunsBeforeItRefusesAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
@@ -452,6 +454,13 @@ _ALL: Final = (
         tool_class=ExposedContinuationTool,
     ),
     Variant(
+        "restored-turn-streamed-again",
+        "a resumed sub-agent's whole messages list is streamed to its caller's callbacks at "
+        "every resume: the turns it wrote before its question, stored and restored, are "
+        "published again",
+        tool_class=RestoredTurnStreamedTool,
+    ),
+    Variant(
         "swallow-restore-failure",
         "a continuation that cannot be restored is swallowed: error tool result, approval lost",
         tool_class=SwallowRestoreFailureTool,
@@ -796,6 +805,13 @@ _ALL: Final = (
         "tools left on the agent tool, shared by every root session calling it: one user's "
         "call reads what another user's wrote",
         tool_class=AgentStateOnTheToolTool,
+    ),
+    Variant(
+        "window-counted-twice",
+        "a sub-agent's sliding window counts each of its model calls twice, as a window "
+        "registered both as its conversation manager and as a hook provider would: its lookups "
+        "read twice the calls it made, and it trims at other calls",
+        tool_class=WindowCountedTwiceTool,
     ),
     Variant(
         "approvals-on-the-tool",

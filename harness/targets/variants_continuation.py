@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from typing import Any
 
 from harness.reference import continuation
 from harness.reference.agent import (
@@ -146,6 +147,35 @@ class ExposedContinuationTool(SubAgentTool):
                 {"type": "sub_agent_parked", "agent": sub_agent.name, "turn": copy_json(entry)}
             )
         return outcome
+
+
+class RestoredTurnStreamedTool(SubAgentTool):
+    """A resumed sub-agent's whole messages list is streamed to its caller's callbacks.
+
+    Differs from the reference in ``run`` and ``_sub_agent_for``: as a call resumes its parked
+    turn, an event carrying the sub-agent's messages is emitted, as a stream layer that hands the
+    caller each state of the agent, not each new message, would (strands' tool stream events
+    carry the restored list at every resume).  The turns written before the question, stored and
+    restored, are published again.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.running = False  # within ``run``, where a resumed sub-agent is about to go on
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        self.running = True
+        try:
+            return super().run(call)
+        finally:
+            self.running = False
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        if owned and self.running:
+            messages = copy_json(sub_agent.state.messages)
+            sub_agent.emit({"type": "tool_stream", "agent": sub_agent.name, "messages": messages})
+        return sub_agent
 
 
 class HistoryAccumulationTool(SubAgentTool):

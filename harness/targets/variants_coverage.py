@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 from unicodedata import normalize
 
@@ -24,7 +25,7 @@ from harness.reference.naming import (
     split_root_visible_id,
     tool_interrupt_id,
 )
-from harness.reference.state import JSON, AgentState, Interrupt, copy_json
+from harness.reference.state import JSON, AgentState, Interrupt, Message, copy_json
 from harness.targets.variants_continuation import HistoryAccumulationTool
 from harness.targets.variants_routing import ApprovalsKeptAgent, rebuilt_as
 
@@ -324,6 +325,34 @@ class CallerProviderStateTool(SubAgentTool):
         sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
         if not owned and self.live is None and caller.model_state:
             sub_agent.state.model_state = copy_json(caller.model_state)
+        return sub_agent
+
+
+@dataclass(frozen=True)
+class CountedTwice(SlidingWindow):
+    """A sliding window whose count of model calls goes up by two at each call."""
+
+    def before_model_call(
+        self, messages: list[Message], state: dict[str, JSON]
+    ) -> tuple[list[Message], dict[str, JSON]]:
+        kept, after = super().before_model_call(messages, state)
+        return kept, after | {"model_call_count": int(after["model_call_count"]) + 1}
+
+
+class WindowCountedTwiceTool(SubAgentTool):
+    """A sub-agent's sliding window counts each of its model calls twice, as a window registered
+    both as the agent's conversation manager and as one of its hook providers would (each
+    registration counts the call): its lookups read twice the calls it made, and it trims at
+    other calls than a window counting once.
+
+    Differs from the reference in ``_sub_agent_for`` only: the sub-agent's window is one that
+    counts twice."""
+
+    def _sub_agent_for(self, caller: AgentState, outer: str, *, owned: bool) -> Agent:
+        sub_agent = super()._sub_agent_for(caller, outer, owned=owned)
+        window = sub_agent.conversation_manager
+        if isinstance(window, SlidingWindow) and not isinstance(window, CountedTwice):
+            sub_agent.conversation_manager = CountedTwice(window.size, window.per_turn)
         return sub_agent
 
 
