@@ -54,6 +54,8 @@ from harness.findings import (
 )
 from harness.findings.canary import (
     BROAD,
+    LATER_QUESTION_CLASS,
+    REFUSED_RESEND_CLASS,
     SDK_LIKE_ERRORS,
     SDK_LIKE_EVENT,
     SDK_LIKE_NAMES,
@@ -63,11 +65,14 @@ from harness.findings.canary import (
     SDK_LIKE_STORED,
     SDK_LIKE_TOLD,
     SDK_LIKE_WARNINGS,
+    TOGETHER,
+    TOGETHER_STEPS,
     TWO_PENDING_CLASS,
     Sample,
     VariantRun,
     broadened,
     challenged,
+    implied_besides,
     implied_classes,
     logging,
     nearest,
@@ -80,6 +85,7 @@ from harness.targets import registry
 from scenarios import coverage
 from scenarios.classes import COVERAGE, classes_of
 from scenarios.oracle import Oracle
+from scenarios.steps import Resend
 
 FILES = sorted(FINDINGS.glob("*.yaml"))
 # each shipped file as the files of the releases it names (a file of a range: its view as of each)
@@ -881,22 +887,24 @@ def test_a_scenario_class_the_witness_implies_is_not_dropped() -> None:
         gone,
         loose,
         loose.model_copy(update={"step": "answer"}),
+        gone.model_copy(update={"step": "answer"}),
         scenario_classes=("resend", "deploy-skew", "twin-calls"),
     )
     # a deploy while a question waits is a restart between answers no control is compared with
     within = {"restart-between-answers", "uncompared-restart"}
     assert implied_classes(gone) == {"resend", "deploy-skew"} | within
-    kept = [broadened(found, position, "scenario-classes") for position in range(3)]
+    kept = [broadened(found, position, "scenario-classes") for position in range(4)]
     assert [made[0].scenario_classes if made else None for made in kept] == [
         ("resend", "deploy-skew"),
-        ("resend",),
+        ("resend", "deploy-skew"),  # a re-send must fail only for a deploy (REFUSED_RESEND)
         (),
+        ("deploy-skew",),
     ]
     implied = found.model_copy(update={"scenario_classes": ("deploy-skew", "resend")})
     assert broadened(implied, 0, "scenario-classes") is None  # nothing left to drop
     wider = found.model_copy(update={"scenario_classes": ("restart-between-answers",)})
     assert broadened(wider, 0, "scenario-classes") is None  # deploy-skew lies within it
-    assert broadened(wider, 1, "scenario-classes") is not None
+    assert broadened(wider, 2, "scenario-classes") is not None
 
 
 def test_anchors_recorded_at_a_re_send_imply_a_scenario_with_one() -> None:
@@ -957,24 +965,147 @@ def test_a_pending_sentence_of_two_questions_implies_a_step_that_asked_them_toge
     assert broadened(found, 0, "scenario-classes") is None
 
 
-def test_two_questions_wait_only_in_a_scenario_that_asked_two_together() -> None:
-    """What ``TWO_PENDING`` rests on, held on the scenarios the canary runs (the whole canary's
-    shapes too, only there: making them is most of the cost): after no step do two questions
-    wait in a scenario no step of which asks two together."""
+def test_a_later_question_pending_implies_a_scenario_that_re_interrupts() -> None:
+    """An action asks its second question only once an answer approved its first
+    (``LATER_QUESTION``): a witness whose expected pending sentence must name one names only
+    ``re-interrupt`` scenarios, so dropping that class broadens nothing."""
+    later = Witness(
+        invariant="I3",
+        step="resend",
+        expected=r"^pending (.+, )?[a-z0-9-]+#2(, .+)?$",
+        seen=r"^pending .+ \(missing [a-z0-9-]+#\d+(, [a-z0-9-]+#\d+)*\)$",
+    )
+    assert implied_classes(later) == {"resend", LATER_QUESTION_CLASS}
+    for other in (
+        later.model_copy(update={"expected": r"^pending (.+, )?[a-z0-9-]+#1\d*(, .+)?$"}),
+        later.model_copy(update={"invariant": "I14"}),  # a pending list the target showed
+    ):
+        assert LATER_QUESTION_CLASS not in implied_classes(other)
+    found = _one_class(
+        "later",
+        "a later question lost at a re-send",
+        later,
+        scenario_classes=(LATER_QUESTION_CLASS, "resend"),
+    )
+    assert broadened(found, 0, "scenario-classes") is None
+
+
+def test_a_refused_re_send_implies_a_deploy_while_a_question_waited() -> None:
+    """A re-sent answer must fail only where a deploy took away a call it names
+    (``REFUSED_RESEND``): an I9 witness at a re-send names only ``deploy-skew`` scenarios, and
+    those of the classes that one lies within, so dropping any of them broadens nothing."""
+    silent = Witness(
+        invariant="I9",
+        step="resend",
+        expected="^an error is raised or logged: .+$",
+        seen="^failure was silent$",
+    )
+    assert implied_classes(silent) >= {REFUSED_RESEND_CLASS, "uncompared-restart"}
+    for other in (
+        silent.model_copy(update={"step": "answer"}),
+        silent.model_copy(update={"invariant": "I14"}),
+    ):
+        assert REFUSED_RESEND_CLASS not in implied_classes(other)
+    found = _one_class(
+        "gone", "a gone call answered silently", silent, scenario_classes=("uncompared-restart",)
+    )
+    assert broadened(found, 0, "scenario-classes") is None
+
+
+def test_what_the_implied_classes_rest_on_holds_on_every_scenario_the_canary_runs() -> None:
+    """What ``TWO_PENDING``, ``LATER_QUESTION`` and ``REFUSED_RESEND`` rest on, held on the
+    scenarios the canary runs (the whole canary's shapes too, only there: making them is most of
+    the cost): after no step do two questions wait in a scenario no step of which asks two
+    together, nor an action's later question in one no answer of which approved an earlier one,
+    and no re-send must fail (not for naming no pending question) outside ``deploy-skew``."""
     scenarios = [(name, scenario) for name, scenario, _ in canary.canary_scenarios(True)]
     if os.environ.get(canary.WHOLE_VARIABLE) == "whole":
         scenarios += [(name, scenario) for name, scenario, _ in canary.challenger_scenarios(True)]
     else:
         scenarios += coverage.read()
     apart = []
+    later = refused = 0
     for name, scenario in scenarios:
         oracle = Oracle(scenario)
-        waiting = [
-            len(oracle.step(index, step).pending) for index, step in enumerate(scenario.steps)
-        ]
-        if max(waiting, default=0) >= 2 and TWO_PENDING_CLASS not in classes_of(scenario):
+        expected = [oracle.step(index, step) for index, step in enumerate(scenario.steps)]
+        waiting = [each.pending for each in expected]
+        classes = classes_of(scenario)
+        if any(
+            isinstance(step, Resend) and each.error == "required" and not each.unknown_answer
+            for step, each in zip(scenario.steps, expected, strict=True)
+        ):
+            refused += 1
+            if REFUSED_RESEND_CLASS not in classes:
+                apart.append(name)
+        if max(map(len, waiting), default=0) >= 2 and TWO_PENDING_CLASS not in classes:
             apart.append(name)
+        if any(number >= 2 for pending in waiting for _, number in pending):
+            later += 1
+            if LATER_QUESTION_CLASS not in classes:
+                apart.append(name)
+    assert later
+    assert refused
     assert not apart
+
+
+def test_a_beside_the_checkers_always_write_is_not_dropped() -> None:
+    """At an answer or a re-send, I2 and I10 name an action that ran more often than was due
+    together (``TOGETHER``): a witness of either whose only anchor is a ``beside`` the other
+    meets narrows nothing by it, so dropping it is no broadening."""
+    ran = Witness(
+        invariant="I10",
+        step="answer",
+        expected=r"^[a-z0-9-]+ runs (0 times|once|\d+ times) in this step$",
+        seen=r"^[a-z0-9-]+ ran (once|\d+ times)$",
+        beside="^(I2|I4)$",
+    )
+    assert implied_besides(ran) == {"I2"}
+    found = _one_class("rerun", "an action run again", ran, scenario_classes=("resend",))
+    assert broadened(found, 0, "anchor") is None
+    assert broadened(found, 0, "beside") is None
+    sibling = ran.model_copy(
+        update={
+            "invariant": "I2",
+            "expected": r"^[a-z0-9-]+ does not run in this step$",
+            "seen": r"^[a-z0-9-]+ ran once: a sibling's action ran$",
+            "beside": "^(I4|I10)$",
+        }
+    )
+    assert implied_besides(sibling) == {"I10"}
+    for other in (
+        ran.model_copy(update={"beside": "^I4$"}),  # a beside the other does not meet
+        ran.model_copy(update={"step": "run"}),  # I2 judges no run step
+        ran.model_copy(update={"expected": r"^[a-z0-9-]+ pending once$", "seen": "^.+$"}),
+        ran.model_copy(update={"error": "^x$"}),  # another anchor, dropped with it
+    ):
+        assert broadened(_one_class("rerun", "an action run again", other), 0, "anchor") is not None
+
+
+def test_i2_and_i10_name_an_action_run_beyond_its_due_together(
+    variant_runs: VariantRuns, coverage_variant_runs: VariantRuns
+) -> None:
+    """What ``TOGETHER`` rests on, held on every variant run the canary makes here: at an answer
+    or a re-send, each violation of one invariant of a pair has the other's beside it, naming
+    the same action."""
+    apart = []
+    met = 0
+    for each in (*variant_runs.runs, *coverage_variant_runs.runs):
+        at = {
+            (violation.step, violation.invariant, violation.expected.split(" ", 1)[0])
+            for violation, kind in each.run.violations
+            if kind in TOGETHER_STEPS
+        }
+        for violation, kind in each.run.violations:
+            for invariant, text, beside in TOGETHER:
+                if kind not in TOGETHER_STEPS or violation.invariant != invariant:
+                    continue
+                if text not in violation.expected + violation.seen:
+                    continue
+                met += 1
+                if (violation.step, beside, violation.expected.split(" ", 1)[0]) not in at:
+                    apart.append((each.variant, each.run.scenario, violation))
+    assert met
+    assert not apart, apart[:5]
 
 
 @pytest.mark.parametrize(

@@ -178,6 +178,18 @@ PROVIDER_CLASSES: Final = {RESPONSE_ID: "stateful-provider"}
 TWO_PENDING: Final = re.compile(r"\^pending (.+)\(, \1\)\+\$")
 TWO_PENDING_INVARIANTS: Final = ("I3", "I11")
 TWO_PENDING_CLASS: Final = "questions-asked-together"
+# ... and when it names a question of an action after its first (``label#N``, N of 2 or more: a
+# number starting 2 to 9), which an action asks only once an answer approved the one before it,
+# and asks in that answer's step, while the answer is carried out: the scenario is a
+# ``re-interrupt`` one (the same test holds every scenario the canary runs to it)
+LATER_QUESTION: Final = re.compile(r"#[2-9]")
+LATER_QUESTION_CLASS: Final = "re-interrupt"
+# A re-sent answer must fail and change nothing (I9) only where a deploy took away a call it
+# names (scenarios.oracle: an answer a damaged turn refused is carried out when it is re-sent
+# after a repair, and before one its re-send may fail but need not), and a deploy takes a call
+# away only while it asks: I9 at a re-send names ``deploy-skew`` scenarios alone
+REFUSED_RESEND: Final = ("I9", "resend")
+REFUSED_RESEND_CLASS: Final = "deploy-skew"
 
 
 def _sayable(text: str, run: Observed) -> bool:
@@ -467,6 +479,46 @@ class Broadening:
         return f"{self.file}: class {self.recorded_class}: {self.witness} ({self.how})"
 
 
+# Violations two checkers always write together, at one step: at an answer or a re-send, an
+# action that ran more often than was due there is I2's "a sibling's action ran" and I10's
+# "runs ... in this step" alike (harness.checkers.delivery: one count, the same labels), so a
+# witness of either names a violation the other always stands beside.  Each pair: the
+# invariant, a text its sentence must contain (in ``expected`` or ``seen``), and the invariant
+# beside it.
+TOGETHER: Final = (
+    ("I2", ": a sibling's action ran", "I10"),
+    ("I10", " in this step", "I2"),
+)
+TOGETHER_STEPS: Final = ("answer", "resend")
+
+
+def implied_besides(witness: Witness) -> frozenset[str]:
+    """The invariants of the violations that stand beside every violation ``witness`` can name,
+    read off the witness alone (``TOGETHER``).  A ``beside`` one of them meets narrows
+    nothing."""
+    if witness.step not in TOGETHER_STEPS:
+        return frozenset()
+    said = [
+        *(required_literals(witness.expected) if witness.expected is not None else ()),
+        *(required_literals(witness.seen) if witness.seen is not None else ()),
+    ]
+    return frozenset(
+        beside
+        for invariant, text, beside in TOGETHER
+        if witness.invariant == invariant and any(text in literal for literal in said)
+    )
+
+
+def _besides_nothing(witness: Witness) -> bool:
+    """Whether the witness's ``beside`` (with no ``beside_seen``) is met wherever the rest of
+    it is: one of its implied besides is what it names."""
+    return (
+        witness.beside is not None
+        and witness.beside_seen is None
+        and any(full(witness.beside, name) for name in implied_besides(witness))
+    )
+
+
 def implied_classes(witness: Witness) -> frozenset[str]:
     """The scenario classes of every scenario whose violation ``witness`` can name, read off the
     witness alone: a violation at a re-send step, or one whose anchors were recorded at a re-send
@@ -475,7 +527,9 @@ def implied_classes(witness: Witness) -> frozenset[str]:
     (``scenarios.oracle.CAUSE_CLASSES``), so an expected sentence that must contain one names
     that class's scenarios alone; the scripted provider writes a response id only where a
     provider is stateful (``PROVIDER_CLASSES``), so a sentence that must name one does too; and
-    two questions wait only where a step asked them together (``TWO_PENDING``).
+    two questions wait only where a step asked them together (``TWO_PENDING``), an action's
+    later question only where an answer approved its earlier one (``LATER_QUESTION``), and a
+    re-sent answer must fail only where a deploy took its call away (``REFUSED_RESEND``).
     A class whose every scenario is of another (``scenarios.classes.WITHIN``) implies that one
     too.  Dropping such a class from a class narrows nothing less."""
     implied = {"resend"} if "resend" in (witness.step, witness.anchored_at) else set()
@@ -489,6 +543,12 @@ def implied_classes(witness: Witness) -> frozenset[str]:
         and TWO_PENDING.fullmatch(witness.expected)
     ):
         implied.add(TWO_PENDING_CLASS)
+    if witness.invariant in TWO_PENDING_INVARIANTS and any(
+        LATER_QUESTION.search(text) for text in expected
+    ):
+        implied.add(LATER_QUESTION_CLASS)
+    if (witness.invariant, witness.step) == REFUSED_RESEND:
+        implied.add(REFUSED_RESEND_CLASS)
     sentences = (*expected, *(required_literals(witness.seen) if witness.seen else ()))
     implied |= {
         name for text, name in PROVIDER_CLASSES.items() if any(text in said for said in sentences)
@@ -499,7 +559,8 @@ def implied_classes(witness: Witness) -> frozenset[str]:
 def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClass, Witness] | None:
     """The class and its witness at ``position`` broadened ``how``; None where that broadening
     changes nothing (no anchor to drop, no scenario class to drop but those the witness implies
-    (``implied_classes``), no ``beside`` beside another anchor)."""
+    (``implied_classes``), no ``beside`` beside another anchor, no anchor but a ``beside`` the
+    witness implies (``implied_besides``))."""
     witness = found.witnesses[position]
     if how == "scenario-classes":
         implied = implied_classes(witness)
@@ -511,7 +572,7 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
         if witness.beside_seen is not None:  # what the violation beside saw, dropped alone
             return found, witness.model_copy(update={"beside_seen": None})
         alone = witness.model_copy(update={"beside": None})
-        if witness.beside is None or not alone.anchored:
+        if witness.beside is None or not alone.anchored or _besides_nothing(witness):
             return None
         return found, alone
     if how == "by-then":
@@ -519,7 +580,8 @@ def broadened(found: FindingClass, position: int, how: str) -> tuple[FindingClas
             return None
         return found, witness.model_copy(update={"anchored_by_then": False})
     if how == "anchor":
-        if not witness.anchored:
+        alone = witness.model_copy(update={"beside": None})
+        if not witness.anchored or (_besides_nothing(witness) and not alone.anchored):
             return None
         update: dict[str, Any] = {"error": None, "result": None, "warning": None}
         update |= {"stored": None, "shown": None, "beside": None, "beside_seen": None}
