@@ -469,6 +469,9 @@ def test_a_speaking_variant_changes_only_the_words_an_sdk_chooses() -> None:
     # one question, one name, in every sentence of the run: the first named is lg-1 everywhere
     assert ("a#1 stays pending as 'lg-1'", "still pending a#1 as 'lg-1'") in names
     assert any(first.startswith("a#1 stays pending as 'v1:tool_call:t1:") for first, _ in names)
+    assert any(
+        first.startswith("a#1 stays pending as 'v1:before_tool_call:t1:") for first, _ in names
+    )
 
 
 def test_the_speaking_variants_tell_every_text_a_shipped_witness_quotes() -> None:

@@ -177,6 +177,8 @@ CAUGHT_BY = {
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and
     # response id, which the provider takes without a word
     "conversation-on-the-tool": {"I7"},
+    # the gated-call family's: a gated call's sub-agent question shown under its gate's id
+    "gate-raises-nested-as-its-own": {"I1"},
 }
 
 

@@ -210,6 +210,10 @@ def _innermost_call(name: str) -> str:
 # (confirm-N), openai-agents (agent, tool and call).
 SDK_LIKE_NAMES: Final[tuple[Callable[[str, int], str], ...]] = (
     lambda name, _: f"v1:tool_call:{_innermost_call(name)}:4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a",
+    # ... a question a hook asks before the tool call (strands' gates)
+    lambda name, _: (
+        f"v1:before_tool_call:{_innermost_call(name)}:4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a"
+    ),
     lambda _, number: f"lg-{number}",
     lambda _, number: f"confirm-{number}",
     lambda name, _: f"mailer:approval:{_innermost_call(name)}",

@@ -112,6 +112,7 @@ from harness.targets.variants_routing import (
     CallNamedQuestionsAgent,
     CrossedInputsAgent,
     ForwardToAllTool,
+    GatedNestedRaisedAsItsOwnTool,
     NoNamespacingTool,
     NoOwnershipCheckTool,
     OneCallPerMessageTool,
@@ -427,6 +428,13 @@ _ALL: Final = (
         "resumes only from the in-memory parked sub-agent: after a restart the stored "
         "continuation is ignored and the sub-agent starts over (asks again)",
         tool_class=SharedObjectTool,
+    ),
+    Variant(
+        "gate-raises-nested-as-its-own",
+        "a gated call's agent tool raises each question its sub-agent asks again as the call's "
+        "own, as an approval wrapper would: the question is shown under its gate's id, "
+        "whatever the toolUseIds, and the gate takes its answer",
+        tool_class=GatedNestedRaisedAsItsOwnTool,
     ),
     Variant(
         "no-namespacing",

@@ -595,3 +595,26 @@ def _inputs_crossed(message: Message, tools: Mapping[str, object]) -> Message:
         use = content[position]["toolUse"]
         content[position] = {**content[position], "toolUse": {**use, "input": given}}
     return {**message, "content": content}
+
+
+class GatedNestedRaisedAsItsOwnTool(SubAgentTool):
+    """A gated call's agent tool raises each question its sub-agent asks again as the call's
+    own, under the id the gate's question has (``naming.tool_interrupt_id`` of the call's
+    toolUseId and the question's name), as an approval wrapper around an agent tool would that
+    catches the sub-agent's interrupt and interrupts its own call with it.  The sub-agent's
+    question is then shown under its gate's id, whatever the toolUseIds, and its answer, no
+    longer one of the sub-agent's, is taken by the gate as its own.  An ungated call is the
+    reference's.  Differs from the reference in ``_outcome`` only."""
+
+    def _outcome(
+        self, caller: AgentState, outer: str, sub_agent: Agent, result: AgentResult
+    ) -> ToolOutcome:
+        outcome = super()._outcome(caller, outer, sub_agent, result)
+        if self.gate is None or not isinstance(outcome, Interrupted):
+            return outcome
+        return Interrupted(
+            tuple(
+                replace(interrupt, id=tool_interrupt_id(outer, interrupt.name))
+                for interrupt in outcome.interrupts
+            )
+        )
