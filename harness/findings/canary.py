@@ -206,11 +206,11 @@ def _innermost_call(name: str) -> str:
 
 
 # How the SDKs name a question at the root, from the reference's name and its place among the
-# run's questions: strands (an interrupt id of the call that asked), LangGraph (lg-N), ADK
-# (confirm-N), openai-agents (agent, tool and call).
+# run's questions: strands (an interrupt id of the call that asked, as its tool asks it or as a
+# hook asks it before the tool call), LangGraph (lg-N), ADK (confirm-N), openai-agents (agent,
+# tool and call).
 SDK_LIKE_NAMES: Final[tuple[Callable[[str, int], str], ...]] = (
     lambda name, _: f"v1:tool_call:{_innermost_call(name)}:4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a",
-    # ... a question a hook asks before the tool call (strands' gates)
     lambda name, _: (
         f"v1:before_tool_call:{_innermost_call(name)}:4d3c2b1a-0f9e-4d8c-b7a6-5f4e3d2c1b0a"
     ),
@@ -303,9 +303,9 @@ def spoken(run: Observed) -> Iterator[tuple[Observed, tuple[int, ...]]]:
     stream events, with no type or agent an event checker could name (``SDK_LIKE_EVENT``).
     Speaking changes nothing of what a variant does: the same violations at the same steps, only
     the words an SDK chooses (its errors, its results, the ids it shows, the shape of its events)
-    said in its words.  A witness whose sentence quotes an
-    SDK's words is challenged by them, as an anchored one is by the logging variants.  What only a
-    stateful provider says is said only where one is (``_sayable``)."""
+    said in its words.  A witness whose sentence quotes an SDK's words is challenged by them, as
+    an anchored one is by the logging variants.  What only a stateful provider says is said only
+    where one is (``_sayable``)."""
     words = [_raising(text) for text in SDK_LIKE_RAISED if _sayable(text, run)]
     words += [_telling(text) for text in SDK_LIKE_TOLD if _sayable(text, run)]
     words += [_naming(name) for name in SDK_LIKE_NAMES]
