@@ -284,6 +284,16 @@ LOOK_ALIKES: Final = {
     ("strands-1.58.1", "bad-actions-dry-run-when-rebuilt", "generated-deploy-1010"): (
         "as generated-deploy-003 (the canary sample's)"
     ),
+    ("strands-1.58.1", "bad-answers-unheard-when-rebuilt", "generated-deploy-003"): (
+        "as the dry run's: where no run without restarts is compared, strands 1.58.1 shows an "
+        "approval of the orchestrator's own delivered nowhere and its question back (I2, I3, "
+        "I10, I11, O; shared ids lose some, generated-strands-041), as the variant's unheard "
+        "answer does, and restart-loses-uncompared-nested-resume says no recorded evidence "
+        "tells the two apart in these scenarios"
+    ),
+    ("strands-1.58.1", "bad-answers-unheard-when-rebuilt", "generated-deploy-1010"): (
+        "as generated-deploy-003 (the canary sample's)"
+    ),
     ("openai-agents-0.24.0", "bad-no-ownership-check", "generated-twins-1009"): (
         "openai-agents lets every concurrent call of a preserve_context agent tool run and ask, "
         "and the variant lets a second call go on with the turn the first parked, which asks "

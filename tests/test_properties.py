@@ -172,6 +172,8 @@ CAUGHT_BY = {
     "actions-dry-run-when-rebuilt": {"I2"},
     # a rebuilt tree denying every new question where it is asked
     "questions-denied-when-rebuilt": {"I3"},
+    # a rebuilt tree's actions asking again each question already answered
+    "answers-unheard-when-rebuilt": {"I2", "D"},
     # a rebuilt session listing none of the questions its turn waits on
     "questions-unlisted-when-rebuilt": {"I13"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and

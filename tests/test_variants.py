@@ -454,6 +454,13 @@ CASES = (
         frozenset({"I2", "I3", "I5", "O"}),
         quiet=frozenset({"I6"}),
     ),
+    # after the restart the approval is not heard: the action asks again, nothing runs, and the
+    # run goes on waiting where the run without restarts went on (I6 "none", D)
+    Case(
+        "answers-unheard-when-rebuilt",
+        regression("deep-nesting"),
+        frozenset({"I2", "I3", "I5", "I6", "D"}),
+    ),
     # session a's question is shown in session b too: two questions under one id at b's run
     # (I1, I3, I10), and after b's turn ends it still shows a's (I3, I13); nothing runs twice
     # and no approval goes astray (no I2, I4)

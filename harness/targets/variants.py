@@ -103,7 +103,7 @@ from harness.targets.variants_coverage import (
 from harness.targets.variants_deploys import DropGoneCallsAgent, RunsBeforeItRefusesAgent
 from harness.targets.variants_gates import GateAnswersNestedTool, GateAskedAgainTool
 from harness.targets.variants_processes import ProcessMemoryTool, forget
-from harness.targets.variants_rebuilt import denied_at_once, dry_run, sending_twice
+from harness.targets.variants_rebuilt import denied_at_once, dry_run, sending_twice, unheard
 from harness.targets.variants_retries import RetryReusesIdsAgent
 from harness.targets.variants_routing import (
     ApprovalsKeptAgent,
@@ -172,6 +172,8 @@ class Variant:
     actions_dry_run_when_rebuilt: bool = False
     # a tree rebuilt from the store answers each question its actions ask with a denial, at once
     questions_denied_when_rebuilt: bool = False
+    # a tree rebuilt from the store builds protected actions that never hear their answers
+    answers_unheard_when_rebuilt: bool = False
     # a root session shows the questions every root session of the deployment waits on
     shows_every_sessions_questions: bool = False
     # a root session rebuilt from the store lists no question its turn waits on
@@ -217,6 +219,8 @@ class VariantTree(Tree):
             action_tool = dry_run(action_tool)
         if variant.questions_denied_when_rebuilt and self.rebuilt:
             action_tool = denied_at_once(action_tool)
+        if variant.answers_unheard_when_rebuilt and self.rebuilt:
+            action_tool = unheard(action_tool)
         super().__init__(
             spec,
             model_for=model_for,
@@ -623,6 +627,13 @@ _ALL: Final = (
         "a deny-by-default policy: after a restart no new question reaches the root and every "
         "action asked about is refused",
         questions_denied_when_rebuilt=True,
+    ),
+    Variant(
+        "answers-unheard-when-rebuilt",
+        "a tree rebuilt from the store builds protected actions that read their answers where "
+        "the rebuild registered none, as a resume handler registered only at startup: after a "
+        "restart each question, once answered, is asked again",
+        answers_unheard_when_rebuilt=True,
     ),
     Variant(
         "every-sessions-questions-shown",

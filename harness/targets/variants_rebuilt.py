@@ -4,7 +4,8 @@ reference's until a restart, so only what follows one differs from the run witho
 
 * ``sending_twice``: a model client that sends each request twice and keeps the second reply;
 * ``dry_run``: protected actions asked and answered, never carried out;
-* ``denied_at_once``: protected actions whose new questions are denied where they are asked.
+* ``denied_at_once``: protected actions whose new questions are denied where they are asked;
+* ``unheard``: protected actions that never hear their answers, so each asks again.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 
 from fakes.protected import DENY, Ledger
 from harness.reference.agent import InterruptRaised, Model, Tool, ToolCall, ToolOutcome, ToolUse
-from harness.reference.state import JSON, AgentState, Message
+from harness.reference.naming import tool_interrupt_id
+from harness.reference.state import JSON, AgentState, Interrupt, Message
 from harness.reference.tree import ActionSpec, ActionToolFactory, ModelFactory
 from harness.targets.reference import ActionTool
 
@@ -94,5 +96,39 @@ def denied_at_once(action_tool: ActionToolFactory) -> ActionToolFactory:
     def built(action: ActionSpec, path: str) -> Tool:
         tool = action_tool(action, path)
         return DeniedAtOnce(tool.name, tool) if isinstance(tool, ActionTool) else tool
+
+    return built
+
+
+class Unheard(ToolCall):
+    """A tool call that never hears the answers recorded for its questions
+    (``answers_unheard_when_rebuilt``): each is asked again, under the same id."""
+
+    def interrupt(self, name: str, reason: JSON) -> JSON:
+        raise InterruptRaised(
+            Interrupt(id=tool_interrupt_id(self.key, name), name=name, reason=reason)
+        )
+
+
+@dataclass
+class AskedAgain:
+    """An action tool whose every call is an ``Unheard``."""
+
+    name: str
+    tool: ActionTool
+
+    def prepare(self, caller: AgentState, use: ToolUse) -> None:
+        return self.tool.prepare(caller, use)
+
+    def run(self, call: ToolCall) -> ToolOutcome:
+        return self.tool.run(Unheard(call.use, call.caller, call.emit, call.consulted))
+
+
+def unheard(action_tool: ActionToolFactory) -> ActionToolFactory:
+    """``action_tool`` whose protected actions are each an ``AskedAgain``."""
+
+    def built(action: ActionSpec, path: str) -> Tool:
+        tool = action_tool(action, path)
+        return AskedAgain(tool.name, tool) if isinstance(tool, ActionTool) else tool
 
     return built
