@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 from fakes.protected import DENY, Ledger
 from harness.reference.agent import InterruptRaised, Model, Tool, ToolCall, ToolOutcome, ToolUse
@@ -76,30 +76,6 @@ class DeniedWhereAsked(ToolCall):
             return DENY  # a human channel would have been asked here
 
 
-@dataclass
-class DeniedAtOnce:
-    """An action tool whose every call is a ``DeniedWhereAsked``."""
-
-    name: str
-    tool: ActionTool
-
-    def prepare(self, caller: AgentState, use: ToolUse) -> None:
-        return self.tool.prepare(caller, use)
-
-    def run(self, call: ToolCall) -> ToolOutcome:
-        return self.tool.run(DeniedWhereAsked(call.use, call.caller, call.emit, call.consulted))
-
-
-def denied_at_once(action_tool: ActionToolFactory) -> ActionToolFactory:
-    """``action_tool`` whose protected actions are each a ``DeniedAtOnce``."""
-
-    def built(action: ActionSpec, path: str) -> Tool:
-        tool = action_tool(action, path)
-        return DeniedAtOnce(tool.name, tool) if isinstance(tool, ActionTool) else tool
-
-    return built
-
-
 class Unheard(ToolCall):
     """A tool call that never hears the answers recorded for its questions
     (``answers_unheard_when_rebuilt``): each is asked again, under the same id."""
@@ -111,24 +87,34 @@ class Unheard(ToolCall):
 
 
 @dataclass
-class AskedAgain:
-    """An action tool whose every call is an ``Unheard``."""
+class CalledAs:
+    """An action tool whose every call is made as ``call`` (a ``ToolCall`` kind) makes it."""
 
     name: str
     tool: ActionTool
+    call: type[ToolCall]
 
     def prepare(self, caller: AgentState, use: ToolUse) -> None:
         return self.tool.prepare(caller, use)
 
     def run(self, call: ToolCall) -> ToolOutcome:
-        return self.tool.run(Unheard(call.use, call.caller, call.emit, call.consulted))
+        return self.tool.run(self.call(call.use, call.caller, call.emit, call.consulted))
 
 
-def unheard(action_tool: ActionToolFactory) -> ActionToolFactory:
-    """``action_tool`` whose protected actions are each an ``AskedAgain``."""
+def _called_as(call: type[ToolCall]) -> Callable[[ActionToolFactory], ActionToolFactory]:
+    """What makes ``action_tool``'s protected actions each a ``CalledAs`` ``call``."""
 
-    def built(action: ActionSpec, path: str) -> Tool:
-        tool = action_tool(action, path)
-        return AskedAgain(tool.name, tool) if isinstance(tool, ActionTool) else tool
+    def wrap(action_tool: ActionToolFactory) -> ActionToolFactory:
+        def built(action: ActionSpec, path: str) -> Tool:
+            tool = action_tool(action, path)
+            return CalledAs(tool.name, tool, call) if isinstance(tool, ActionTool) else tool
 
-    return built
+        return built
+
+    return wrap
+
+
+# ``action_tool`` whose protected actions deny each new question where it is asked
+denied_at_once: Final = _called_as(DeniedWhereAsked)
+# ``action_tool`` whose protected actions never hear their answers
+unheard: Final = _called_as(Unheard)
