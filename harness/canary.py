@@ -173,7 +173,8 @@ def variant_runs(
     """Each variant's run of each scenario, as the findings judge it (a variant whose bug is
     module state, ``REAL_RESTART_ONLY``, restarts for real: a new process), run ``where`` (in
     this process unless told), in the order of the variants, then of the scenarios."""
-    tasks = [(_target(variant), each) for variant in variants for each in scenarios]
+    targets = {variant: _target(variant) for variant in variants}  # one each, as a worker keeps
+    tasks = [(targets[variant], each) for variant in variants for each in scenarios]
     return list(where.map(_variant_run, tasks))
 
 
