@@ -174,6 +174,8 @@ CAUGHT_BY = {
     "questions-denied-when-rebuilt": {"I3"},
     # a rebuilt tree's actions asking again each question already answered
     "answers-unheard-when-rebuilt": {"I2", "D"},
+    # an outbox delivering again at a restart every ordinary tool call made before it
+    "effects-delivered-again-at-a-restart": {"I15"},
     # a rebuilt session listing none of the questions its turn waits on
     "questions-unlisted-when-rebuilt": {"I13"},
     # an ephemeral sub-agent called again starts from its last call's conversation, messages and

@@ -352,6 +352,14 @@ CASES = (
     Case("gate-answers-nested", regression("gated-agent-call"), frozenset({"I2", "I4", "O"})),
     Case("gate-asked-again", regression("gated-agent-call"), frozenset({"I2", "I3", "O"})),
     Case("replay-turn", regression("lookup-then-ask"), frozenset({"I15"}), quiet=DELIVERY),
+    # the lookup and the note, made before the restart, are delivered again at it: each runs
+    # twice (I15 at the restart), and nothing else differs
+    Case(
+        "effects-delivered-again-at-a-restart",
+        regression("lookup-then-ask"),
+        frozenset({"I15"}),
+        quiet=DELIVERY,
+    ),
     Case("drop-gone-calls", regression("deploy-renames-sub-agent"), frozenset({"I3", "I9", "O"})),
     Case("drop-gone-calls", regression("deploy-drops-tool"), frozenset({"I3", "I9", "O"})),
     Case("retry-reuses-ids", regression("retried-agent-call"), frozenset({"O"})),

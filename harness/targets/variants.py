@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import harness
+from fakes.effects import is_effect
 from harness.reference.agent import Agent, AgentResult, EventSink
 from harness.reference.agent_as_tool import SubAgentTool
 from harness.reference.state import AgentState, InterruptState
@@ -178,6 +179,9 @@ class Variant:
     shows_every_sessions_questions: bool = False
     # a root session rebuilt from the store lists no question its turn waits on
     lists_no_questions_when_rebuilt: bool = False
+    # the ordinary tools' outbox is never cleared: each restart delivers again every ordinary
+    # tool call made since the one before
+    effects_delivered_again_at_a_restart: bool = False
 
     @property
     def name(self) -> str:
@@ -311,6 +315,7 @@ class VariantSession(ReferenceSession):
         # (``saves_under_the_loaded_version``); a session started on an empty store has none
         self.saves_since_loaded: dict[str, int] = {}
         self.written_ahead: bytes | None = None  # what this step's write-ahead stored
+        self.delivered = 0  # the ledger's records a start delivered, or came before
         super().__init__(scenario, workdir)
 
     def _write_ahead(self, persisted: bytes) -> None:
@@ -373,12 +378,27 @@ class VariantSession(ReferenceSession):
     def restart(self) -> str | None:
         failure = super().restart()
         self._loaded([SESSION_KEYS[name] for name in self.trees])
+        self._started()
         return failure
 
     def restart_root_session(self, name: str) -> str | None:
         failure = super().restart_root_session(name)
         self._loaded([SESSION_KEYS[name]])
+        self._started()
         return failure
+
+    def _started(self) -> None:
+        """A process just started: one whose outbox is never cleared
+        (``effects_delivered_again_at_a_restart``) delivers again each ordinary tool call the
+        ledger recorded since the last start, whether or not the tree was rebuilt."""
+        if not self.variant.effects_delivered_again_at_a_restart:
+            return
+        log = self.ledger.log
+        since = log.records(self.delivered)
+        again = [record for record in since if is_effect(record)]
+        for record in again:
+            log.append(record)
+        self.delivered += len(since) + len(again)
 
     def answer(self, responses: Sequence[tuple[PendingInterrupt, Any]]) -> Observation:
         """The reference's answer; a variant that keeps a refused answer
@@ -634,6 +654,13 @@ _ALL: Final = (
         "the rebuild registered none, as a resume handler registered only at startup: after a "
         "restart each question, once answered, is asked again",
         answers_unheard_when_rebuilt=True,
+    ),
+    Variant(
+        "effects-delivered-again-at-a-restart",
+        "the ordinary tools' outbox is never cleared once delivered, as a transactional outbox "
+        "without its delete: each restart delivers again every ordinary tool call made since the "
+        "one before, so a write runs twice",
+        effects_delivered_again_at_a_restart=True,
     ),
     Variant(
         "every-sessions-questions-shown",
