@@ -10,8 +10,9 @@ after a new run of the same prompt asked its questions again, a corruption in a 
 built around it, a re-send that resumes a turn, a scenario whose ordinary tools ran that ends
 with a restart, two steps after a restart that came once the scenario's own were done, agents
 that never share a toolUseId where the families give most agents one, the names a deploy gives
-without a deploy, an ordinary tool that waits for an answer.  So the whole canary also
-challenges the findings witnesses on the variants' runs of nine shapes made from every scenario
+without a deploy (and a damaged turn among them), an ordinary tool that waits for an answer, a
+sub-agent's state read after a resume with no restart between.  So the whole canary also
+challenges the findings witnesses on the variants' runs of eleven shapes made from every scenario
 of the ci sample and the coverage sample that answers something (the third and fourth where the
 oracle can follow them, the others where they change something).  Six append steps:
 
@@ -40,7 +41,7 @@ oracle can follow them, the others where they change something).  Six append ste
   second there, where the families' steps after a restart mostly answer its questions: a run
   step after one ends its turn as the run without restarts does.
 
-Three rewrite the scenario (``REWRITES``):
+Five rewrite the scenario (``REWRITES``):
 
 * ``<name>-with-ids-of-its-own``: where two agents ask under one toolUseId
   (``shared-tool-use-ids``), each agent's calls under ids of its own (its name appended), in
@@ -54,7 +55,16 @@ Three rewrite the scenario (``REWRITES``):
   tool ``note`` in a turn of its own right after each turn that calls one of them (in every tree
   it deploys too). The families draw ordinary tools no later than a question (``side-effects``),
   so an answer that reached the wrong call, or a turn that went on past its question, never ran
-  one early; here it does, and I15 says so (``does not run yet``).
+  one early; here it does, and I15 says so (``does not run yet``);
+* ``<name>-without-its-restarts``: where a sub-agent's state written before its question is read
+  after the resume (``state-read-after-resume``), the same steps with its restarts left out. The
+  family that draws that shape restarts before every answer, so a lookup read at an answer
+  always came after one, and a bug in what a live agent object counts (a window that counts a
+  model call twice) showed only there;
+* ``<name>-deployed-names-then-repaired``: where a restart deploys a tree, that tree from the
+  start with every restart left out, then the steps ``resent-after-a-repair`` appends. An answer
+  a damaged turn refuses (I9) is otherwise never given under a deploy's names without a restart
+  while a question waits (``restart-between-answers``, which every deploy of the families is).
 
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
@@ -248,16 +258,63 @@ def with_a_note_after_each_action(scenario: Scenario) -> Data | None:
     return _rewritten_trees(scenario, _noted)
 
 
+def _restarts_left_out(data: Data) -> Data:
+    """``data`` with its restart steps left out, each re-send naming its answer where it is
+    now (and without what a scenario file says its own steps end with: other steps now)."""
+    data.pop("expect", None)
+    steps: Steps = data["steps"]
+    kept = [index for index, step in enumerate(steps) if "restart" not in step]
+    moved = {index: position for position, index in enumerate(kept)}
+    data["steps"] = [
+        {**steps[index], "resend": moved[steps[index]["resend"]]}
+        if "resend" in steps[index]
+        else steps[index]
+        for index in kept
+    ]
+    return data
+
+
+def without_its_restarts(scenario: Scenario) -> Data | None:
+    """Where a sub-agent's state written before its question is read after the resume
+    (``state-read-after-resume``): the scenario with its restarts left out, so the state is read
+    from the agent objects that wrote it; None elsewhere, and where a step deploys a tree."""
+    if "state-read-after-resume" not in classes_of(scenario):
+        return None
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    if any(isinstance(step.get("restart"), dict) for step in data["steps"]):
+        return None
+    return _restarts_left_out(data)
+
+
+def deployed_names_then_repaired(scenario: Scenario) -> Data | None:
+    """Where a restart deploys a tree: that tree from the start, every restart left out, then
+    the steps ``resent_after_a_repair`` appends, so a damaged turn refuses an answer under a
+    deploy's names (``s2-0-r1``) with no restart step at all (a corruption and a repair each end
+    with a restart of their own); None elsewhere, and where the oracle cannot follow what is
+    left."""
+    data = deployed_tree_from_the_start(scenario)
+    data = None if data is None else _restarts_left_out(data)
+    named = None if data is None else followed(data)
+    if data is None or named is None:
+        return None
+    data["steps"] = [*data["steps"], *resent_after_a_repair(named)]
+    return data
+
+
 REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {
     "with-ids-of-its-own": with_ids_of_its_own,
     "deployed-tree-from-the-start": deployed_tree_from_the_start,
     "with-a-note-after-each-action": with_a_note_after_each_action,
+    "without-its-restarts": without_its_restarts,
+    "deployed-names-then-repaired": deployed_names_then_repaired,
 }
 
 
 def shaped(scenario: Scenario, appended: Steps) -> Scenario:
-    """``scenario`` with ``appended`` after its steps, validated as a scenario file is."""
+    """``scenario`` with ``appended`` after its steps, validated as a scenario file is (without
+    what a scenario file says its own steps end with: more steps follow them now)."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
+    data.pop("expect", None)
     data["steps"] = [*data["steps"], *appended]
     return Scenario.model_validate(data)
 

@@ -16,7 +16,7 @@ from harness.targets.reference import ReferenceTarget
 from scenarios import canary_sample, canary_shapes, corpus, coverage
 from scenarios.classes import classes_of
 from scenarios.loading import REGRESSIONS, load_all, parse_scenario
-from scenarios.model import Corrupt, Repair, Resend, Restart, Run, Scenario
+from scenarios.model import Answer, Corrupt, Repair, Resend, Restart, Run, Scenario
 from scenarios.oracle import expectations
 
 # the suite's fixture (conftest.py): what the reference violates on each scenario of a sample
@@ -50,6 +50,8 @@ WINDOW = dict(load_all([REGRESSIONS / "deploy-changes-window.yaml"]))["deploy-ch
 IDS_OF_ITS_OWN = "with-ids-of-its-own"
 DEPLOYED = "deployed-tree-from-the-start"
 NOTED = "with-a-note-after-each-action"
+WITHOUT_RESTARTS = "without-its-restarts"
+DEPLOYED_NAMES = "deployed-names-then-repaired"
 # a stored turn damaged (its payload gone) and never repaired
 UNLOADABLE = dict(load_all([REGRESSIONS / "schema-skew-payload-missing.yaml"]))[
     "schema-skew-payload-missing"
@@ -239,6 +241,48 @@ def test_an_agent_with_actions_notes_each_answer_in_a_turn_of_its_own() -> None:
     assert any(agent.effects for agent, _ in restart.tree.walk())
 
 
+def test_a_state_read_after_a_resume_is_read_without_its_restarts_too() -> None:
+    """A class narrowed to ``state-read-after-resume`` meets there the look-alikes of its bug
+    where no restart comes between the write and the read: the family that draws the shape
+    always restarts before an answer."""
+    [(name, read)] = [
+        (name, scenario) for name, scenario in coverage.read() if name == "generated-state-read-004"
+    ]
+    assert "state-read-after-resume" in classes_of(read)
+    made = dict(canary_shapes.made([(name, read)]))
+    kept = made[f"{name}-{WITHOUT_RESTARTS}"]
+    assert kept.tree == read.tree
+    assert kept.steps == tuple(step for step in read.steps if not isinstance(step, Restart))
+    assert len(kept.steps) == 3
+    assert "state-read-after-resume" not in classes_of(kept)
+    assert check(run_scenario(ReferenceTarget(), kept, name)) == []
+    # no state read after a resume: nothing to rewrite
+    assert f"window-{WITHOUT_RESTARTS}" not in dict(canary_shapes.made([("window", WINDOW)]))
+
+
+def test_a_deploys_names_without_its_restarts_meet_a_damaged_turn() -> None:
+    """A class narrowed to ``restart-between-answers`` meets there the look-alikes of a bug its
+    witness names by a deploy's names: an answer a damaged turn refuses, with no restart step
+    while a question waits (every deploy the families draw comes while one waits)."""
+    made = dict(canary_shapes.made([("window", WINDOW)]))
+    named = made[f"window-{DEPLOYED_NAMES}"]
+    restart = WINDOW.steps[1]
+    assert isinstance(restart, Restart)
+    assert named.tree == restart.tree
+    run, answer = WINDOW.steps[0], WINDOW.steps[2]
+    assert named.steps[:2] == (run, answer)
+    assert [type(step) for step in named.steps[2:]] == [Run, Corrupt, Answer, Repair, Resend]
+    assert not any(isinstance(step, Restart) for step in named.steps)
+    assert "restart-between-answers" not in classes_of(named)
+    assert "corruption" in classes_of(named)
+    history = run_scenario(ReferenceTarget(), named, "window")
+    assert check(history) == []
+    assert history.steps[4].errors  # the answer the damaged turn refuses
+    assert history.steps[4].expected["error"] == "required"
+    # no deploy: nothing to rewrite
+    assert f"colliding-{DEPLOYED_NAMES}" not in dict(canary_shapes.made([("colliding", COLLIDING)]))
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
@@ -281,6 +325,22 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     assert len(deployed) >= 15
     noted = [name.removesuffix(f"-{NOTED}") for name in names if name.endswith(NOTED)]
     assert noted == answering  # every answering scenario has an action to note
+    without = [
+        name.removesuffix(f"-{WITHOUT_RESTARTS}")
+        for name in names
+        if name.endswith(WITHOUT_RESTARTS)
+    ]
+    reading = [
+        name
+        for name, scenario in sources()
+        if name in answering
+        and "state-read-after-resume" in classes_of(scenario)
+        and not any(getattr(step, "tree", None) for step in scenario.steps)
+    ]
+    assert without == reading
+    assert len(without) >= 40
+    renamed = [name for name in names if name.endswith(DEPLOYED_NAMES)]
+    assert len(renamed) >= 15
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
