@@ -388,9 +388,9 @@ class VariantSession(ReferenceSession):
         return failure
 
     def _started(self) -> None:
-        """A process just started: one whose outbox is never cleared
-        (``effects_delivered_again_at_a_restart``) delivers again each ordinary tool call the
-        ledger recorded since the last start, whether or not the tree was rebuilt."""
+        """A process (or the one serving a root session) just started: one whose outbox is
+        never cleared (``effects_delivered_again_at_a_restart``) delivers again each ordinary
+        tool call the ledger recorded since the last start, whether or not a tree was rebuilt."""
         if not self.variant.effects_delivered_again_at_a_restart:
             return
         log = self.ledger.log
