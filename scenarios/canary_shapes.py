@@ -260,8 +260,7 @@ def with_a_note_after_each_action(scenario: Scenario) -> Data | None:
 
 def _restarts_left_out(data: Data) -> Data:
     """``data`` with its restart steps left out, each re-send naming its answer where it is
-    now (and without what a scenario file says its own steps end with: other steps now)."""
-    data.pop("expect", None)
+    now."""
     steps: Steps = data["steps"]
     kept = [index for index, step in enumerate(steps) if "restart" not in step]
     moved = {index: position for position, index in enumerate(kept)}
@@ -312,7 +311,7 @@ REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {
 
 def shaped(scenario: Scenario, appended: Steps) -> Scenario:
     """``scenario`` with ``appended`` after its steps, validated as a scenario file is (without
-    what a scenario file says its own steps end with: more steps follow them now)."""
+    what a scenario file says its own steps end with, as ``followed``)."""
     data = scenario.model_dump(mode="json", exclude_defaults=True)
     data.pop("expect", None)
     data["steps"] = [*data["steps"], *appended]
@@ -332,7 +331,10 @@ def expressible(scenario: Scenario, appended: Steps) -> Scenario | None:
 
 
 def followed(data: Data) -> Scenario | None:
-    """The scenario ``data`` holds, where the oracle can follow it and it answers something."""
+    """The scenario ``data`` holds, where the oracle can follow it and it answers something,
+    without what a scenario file says its own steps end with (``data`` changed is another
+    scenario; the generated samples the shapes are made from say nothing of it)."""
+    data.pop("expect", None)
     try:
         made = Scenario.model_validate(data)
         expectations(made)
