@@ -156,3 +156,24 @@ def test_a_restart_naming_a_session_rebuilds_that_orchestrator_alone() -> None:
     one = [{"run": "pa"}, {"restart": True, "session": "a"}, {"run": "pb"}]
     with pytest.raises(ValueError, match="names a root session only where"):
         two_sessions(one)
+
+
+def test_a_request_the_run_never_made_is_reported_where_its_control_made_it() -> None:
+    """A session's view keeps the whole run's step numbers, so its control's steps are numbered
+    with gaps: a request only the control made is reported at the step that stands for the
+    control's (session a's answer, where the resume was lost), not at the step whose place in
+    the view that number happens to be (a's re-send)."""
+    scenario = two_sessions(
+        [
+            {"run": "pb", "session": "b"},
+            {"run": "pa"},
+            {"restart": True, "session": "a"},
+            {"answer": {"L": "deny"}},
+            {"resend": 3},
+            {"answer": {"L": "approve"}, "session": "b"},
+        ]
+    )
+    history = run_scenario(registry.get("bad-parked-turn-not-stored"), scenario, "lost")
+    [fidelity] = [violation for violation in check(history) if violation.invariant == "I6"]
+    assert fidelity.seen.endswith(": none")
+    assert fidelity.step == 3

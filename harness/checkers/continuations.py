@@ -33,6 +33,9 @@ def continuation_fidelity(history: History) -> list[Violation]:
     ours = _requests(history.steps)
     theirs = _requests(history.control.steps)
     counterparts = without_restarts(history.steps)  # of the control's steps, in order
+    # where each control step stands among the control's steps: its index is the whole run's,
+    # which skips the other session's steps where the history is one root session's view
+    place = {step.index: position for position, step in enumerate(history.control.steps)}
     for position in range(max(len(ours), len(theirs))):
         mine = ours[position] if position < len(ours) else None
         control = theirs[position] if position < len(theirs) else None
@@ -40,8 +43,8 @@ def continuation_fidelity(history: History) -> list[Violation]:
             continue
         if mine is not None:
             step: int | None = mine[0]
-        elif control is not None and control[0] < len(counterparts):
-            step = counterparts[control[0]].index
+        elif control is not None and place[control[0]] < len(counterparts):
+            step = counterparts[place[control[0]]].index
         else:
             step = None
         return [
