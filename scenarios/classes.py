@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Final
 from unicodedata import normalize
 from urllib.parse import unquote
 
 from scenarios.model import Agent, Answer, Call, Corrupt, Resend, Restart, Run, Scenario, Step
-from scenarios.oracle import Oracle
+from scenarios.oracle import Expected, Oracle
 
 CLASSES: Final = (
     "colliding-ids",
@@ -256,24 +257,39 @@ def _adversarial_ids(scenario: Scenario) -> bool:
 
 
 def _step_classes(scenario: Scenario) -> set[str]:
+    """The classes read off the steps and what the oracle expects of each.  With two root
+    sessions each step is read against its own session's step before it (the oracle judges each
+    session's steps as if the other's were not there), and a restart against each session it
+    rebuilds: a restart of `b` while `a`'s question waits rebuilds nothing that waits."""
     found: set[str] = set()
     oracle = Oracle(scenario)
-    started = False
-    previous = None
+    started: set[str] = set()  # the sessions a run started
+    previous: dict[str, Expected] = {}  # each session's last step's expectation
     for index, step in enumerate(scenario.steps):
-        before = previous
         expected = oracle.step(index, step)
         if isinstance(step, Restart):
-            if step.tree is not None and before is not None and before.pending:
-                found.add("deploy-skew")
-            if not started:
-                found.add("restart-before-a-run")
-            elif before is not None and before.stop_reason == "end_turn":
-                found.add("restart-after-the-end")
-            elif before is not None and before.pending:
-                found.add("restart-between-answers")
+            rebuilt = (step.session,) if step.session is not None else _sessions(scenario)
+            for session in rebuilt:
+                before = previous.get(session)
+                if step.tree is not None and before is not None and before.pending:
+                    found.add("deploy-skew")
+                if session not in started:
+                    found.add("restart-before-a-run")
+                elif before is not None and before.stop_reason == "end_turn":
+                    found.add("restart-after-the-end")
+                elif before is not None and before.pending:
+                    found.add("restart-between-answers")
+                # what the restart leaves: the same questions waiting, no turn just ended (the
+                # oracle answers for the session a restart names, or for `a`)
+                if session == _session_of(step):
+                    previous[session] = expected
+                elif before is not None:
+                    previous[session] = replace(before, stop_reason=None)
+            continue
+        session = _session_of(step)
+        before = previous.get(session)
         if isinstance(step, Run):
-            started = True
+            started.add(session)
         if isinstance(step, Resend):
             found.add("resend")
         if isinstance(step, Corrupt):
@@ -287,12 +303,24 @@ def _step_classes(scenario: Scenario) -> set[str]:
             approved = {label for label, response in step.answer.items() if response == "approve"}
             if any(label in approved for label, _ in expected.pending):
                 found.add("re-interrupt")
-        previous = expected
+        previous[session] = expected
     if oracle.retried:
         found.add("retries")
     if "restart-between-answers" in found and not has_control(scenario):
         found.add("uncompared-restart")
     return found
+
+
+def _session_of(step: Step) -> str:
+    """The root session a step talks to: its own, or `a` (a restart of both, a corruption and a
+    repair rebuild every session; the oracle answers for `a` there)."""
+    session = getattr(step, "session", None)
+    return session if isinstance(session, str) else "a"
+
+
+def _sessions(scenario: Scenario) -> tuple[str, ...]:
+    """The root sessions the scenario's steps talk to."""
+    return tuple(sorted({_session_of(step) for step in scenario.steps}))
 
 
 def _asks_together(

@@ -177,3 +177,44 @@ def test_a_request_the_run_never_made_is_reported_where_its_control_made_it() ->
     [fidelity] = [violation for violation in check(history) if violation.invariant == "I6"]
     assert fidelity.seen.endswith(": none")
     assert fidelity.step == 3
+
+
+def test_each_step_is_classed_against_its_own_sessions_step_before_it() -> None:
+    """A restart naming `b` before b's first run rebuilds nothing that waits, though a's
+    question does; a restart of both while b waits is one between answers however a stands; and
+    an answer naming one of b's two questions is a partial answer, whatever a's step left."""
+    waiting_in_a = two_sessions(
+        [
+            {"run": "pa"},
+            {"restart": True, "session": "b"},
+            {"run": "pb", "session": "b"},
+            {"answer": {"L": "approve"}},
+            {"answer": {"L": "approve"}, "session": "b"},
+        ]
+    )
+    classes = classes_of(waiting_in_a)
+    assert "restart-before-a-run" in classes
+    assert "restart-between-answers" not in classes
+    ended_in_a = two_sessions(
+        [
+            {"run": "pb", "session": "b"},
+            {"run": "pa"},
+            {"answer": {"L": "approve"}},
+            "restart",
+            {"answer": {"L": "approve"}, "session": "b"},
+        ]
+    )
+    assert {"restart-after-the-end", "restart-between-answers"} <= classes_of(ended_in_a)
+    steps = [
+        {"run": "pb", "session": "b"},
+        {"run": "pa"},
+        {"answer": {"L": "approve", "M": "approve"}},
+        {"answer": {"L": "approve"}, "session": "b"},
+        {"answer": {"M": "approve"}, "session": "b"},
+    ]
+    data = two_sessions(steps[:2]).model_dump(mode="json", exclude_defaults=True)
+    worker = data["tree"]["sub_agents"][0]
+    worker["actions"].append({"tool": "note", "label": "M"})
+    worker["turns"] = [[{"tool": "act", "id": "t1"}, {"tool": "note", "id": "t2"}]]
+    two_questions = Scenario.model_validate({**data, "steps": steps})
+    assert "partial-answers" in classes_of(two_questions)
