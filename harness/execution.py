@@ -20,8 +20,10 @@ Only ``--scheduler`` imports ``distributed`` (the ``dask`` extra).
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
+import signal
 import socket
 import threading
 from collections.abc import Callable, Generator, Mapping, Sequence
@@ -209,13 +211,38 @@ def connect(
     if scheduler is not None:
         return _cluster(scheduler)
     if workers is not None:
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=get_context("spawn"),
+            initializer=_ends_with,
+            initargs=(os.getpid(),),
+        )
         return Execution(
             pool,
             f"in {workers} local process{'es' if workers > 1 else ''}",
             lambda: pool.shutdown(cancel_futures=True),
         )
     return Execution()
+
+
+# prctl(2)'s request to be sent a signal when the thread that started this process ends
+PR_SET_PDEATHSIG: Final = 1
+
+
+def _ends_with(parent: int) -> None:
+    """A local worker's first act: to end when the process that started it does, however that
+    ends (a check or canary run killed, a CI job timed out), where the pool's own shutdown never
+    ran and its workers would wait for tasks for ever.  Strictly, when the thread that started
+    it ends: the one that hands out the tasks (``Execution.map``), which the harness does from
+    the thread that made the pool.  Linux only (``prctl``); elsewhere a worker outlives a killed
+    parent as before."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (AttributeError, OSError, TypeError):  # no prctl here
+        return
+    if os.getppid() != parent:  # it ended before the request was made
+        os._exit(1)
 
 
 def _cluster(address: str) -> Execution:

@@ -6,7 +6,10 @@ are in tests/test_cluster.py."""
 
 from __future__ import annotations
 
+import os
 import pickle
+import select
+import subprocess
 import sys
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
@@ -241,3 +244,52 @@ def test_the_canarys_bad_execution_options_are_one_line_and_exit_2(
     error = capsys.readouterr().err
     assert error.count("\n") == 1
     assert error.startswith("python -m harness.canary: ")
+
+
+# a process that starts two local workers, says their process ids, then waits to be killed
+STARTS_WORKERS = """
+import multiprocessing, sys
+from harness import canary
+from harness.execution import connect
+from harness.targets.reference import ReferenceTarget
+from scenarios.loading import load_scenario, regression_files
+if __name__ == "__main__":
+    path = regression_files()[0]
+    task = (path.stem, load_scenario(path), False)
+    with connect(2, None) as pool:
+        list(pool.map(canary._variant_run, [(ReferenceTarget(), task)] * 4))
+        print(" ".join(str(child.pid) for child in multiprocessing.active_children()), flush=True)
+        sys.stdin.read()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs Linux's pidfd_open")
+def test_local_workers_end_when_the_process_that_started_them_is_killed(tmp_path: Path) -> None:
+    """A killed run (SIGKILL: no shutdown, no atexit) leaves no worker waiting for tasks."""
+    script = tmp_path / "starts_workers.py"
+    script.write_text(STARTS_WORKERS, encoding="utf-8")
+    parent = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # the killed process's semaphores, reported by its tracker
+        cwd=Path(__file__).resolve().parent.parent,
+        text=True,
+    )
+    assert parent.stdout is not None
+    pids = [int(pid) for pid in parent.stdout.readline().split()]
+    workers = []
+    for pid in pids:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            if b"spawn_main" in cmdline.read():
+                workers.append(os.pidfd_open(pid))  # readable once the process has ended
+    assert len(workers) == 2
+    parent.kill()
+    parent.wait()
+    try:
+        for worker in workers:
+            ended, _, _ = select.select([worker], [], [], 60)
+            assert ended, "a worker outlived the process that started it by a minute"
+    finally:
+        for descriptor in workers:
+            os.close(descriptor)
