@@ -62,9 +62,11 @@ Five rewrite the scenario (``REWRITES``):
   always came after one, and a bug in what a live agent object counts (a window that counts a
   model call twice) showed only there;
 * ``<name>-deployed-names-then-repaired``: where a restart deploys a tree, that tree from the
-  start with every restart left out, then the steps ``resent-after-a-repair`` appends. An answer
-  a damaged turn refuses (I9) is otherwise never given under a deploy's names without a restart
-  while a question waits (``restart-between-answers``, which every deploy of the families is).
+  start with every restart left out, then the steps ``resent-after-a-repair`` appends, the answer
+  there an approval of the questions then waiting under a deploy's names where some wait. An
+  answer a damaged turn refuses (I9) is otherwise never given under a deploy's names without a
+  restart while a question waits (``restart-between-answers``, which every deploy of the families
+  is).
 
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
@@ -75,6 +77,7 @@ run of one: the canary asks only whether a witness is narrower than its broadeni
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from typing import Any, Final
 
@@ -85,6 +88,9 @@ from scenarios.model import Answer, Restart, Run, Scenario
 from scenarios.oracle import ScenarioError, expectations
 
 Steps = list[dict[str, Any]]
+# the label a deploy that renames a sub-agent gives each of its actions and gates: the old one,
+# "-r" and the deploy's number (scenarios.strategies.deploys)
+DEPLOYS_NAME: Final = re.compile(r"-r\d+$")
 
 
 def answers(scenario: Scenario) -> list[tuple[int, Answer]]:
@@ -114,10 +120,10 @@ def corrupted_after_a_new_run(scenario: Scenario) -> Steps:
     return [first_run.model_dump(mode="json"), {"corrupt": "truncated"}]
 
 
-def resent_after_a_repair(scenario: Scenario) -> Steps:
-    """``corrupted_after_a_new_run``, then the first answer again, a repair, and that answer
-    re-sent."""
-    _, answer = answers(scenario)[0]
+def resent_after_a_repair(scenario: Scenario, answer: Answer | None = None) -> Steps:
+    """``corrupted_after_a_new_run``, then an answer (the first one again, where none is
+    named), a repair, and that answer re-sent."""
+    answer = answer if answer is not None else answers(scenario)[0][1]
     given_again = len(scenario.steps) + 2
     return [
         *corrupted_after_a_new_run(scenario),
@@ -289,15 +295,31 @@ def deployed_names_then_repaired(scenario: Scenario) -> Data | None:
     """Where a restart deploys a tree: that tree from the start, every restart left out, then
     the steps ``resent_after_a_repair`` appends, so a damaged turn refuses an answer under a
     deploy's names (``s2-0-r1``) with no restart step at all (a corruption and a repair each end
-    with a restart of their own); None elsewhere, and where the oracle cannot follow what is
-    left."""
+    with a restart of their own): an approval of the questions then waiting under those names
+    where some wait (a variant that lets the damaged call ask again shows those names alone
+    then), else the first answer again; None elsewhere, and where the oracle cannot follow what
+    is left."""
     data = deployed_tree_from_the_start(scenario)
     data = None if data is None else _restarts_left_out(data)
     named = None if data is None else followed(data)
     if data is None or named is None:
         return None
-    data["steps"] = [*data["steps"], *resent_after_a_repair(named)]
+    data["steps"] = [*data["steps"], *resent_after_a_repair(named, _deploys_names(named))]
     return data
+
+
+def _deploys_names(scenario: Scenario) -> Answer | None:
+    """An approval of every question that waits, once ``scenario``'s first run is given again
+    (as ``corrupted_after_a_new_run`` gives it), under a name a deploy gives (``DEPLOYS_NAME``);
+    None where none does."""
+    first_run = next(step for step in scenario.steps if isinstance(step, Run))
+    again = shaped(scenario, [first_run.model_dump(mode="json")])
+    labels = sorted(
+        {label for label, _ in expectations(again)[-1].pending if DEPLOYS_NAME.search(label)}
+    )
+    if not labels:
+        return None
+    return Answer.model_validate({"answer": dict.fromkeys(labels, "approve")})
 
 
 REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {

@@ -283,6 +283,34 @@ def test_a_deploys_names_without_its_restarts_meet_a_damaged_turn() -> None:
     assert f"colliding-{DEPLOYED_NAMES}" not in dict(canary_shapes.made([("colliding", COLLIDING)]))
 
 
+def test_a_damaged_turn_refuses_the_questions_under_a_deploys_names_where_some_wait() -> None:
+    """Where questions wait under a deploy's names (``s2-0-r1``) once the run is given again,
+    the answer the damaged turn refuses (and the repair lets through) approves those alone: an
+    answer under those names, not the scenario's first."""
+    renamed = [
+        (name, scenario)
+        for name, scenario in shapes()
+        if name.endswith(DEPLOYED_NAMES)
+        and any(
+            canary_shapes.DEPLOYS_NAME.search(label)
+            for label, _ in expectations(scenario)[-5].pending
+        )
+    ]
+    assert len(renamed) >= 2
+    for name, scenario in renamed:
+        waiting = expectations(scenario)[-5].pending  # after the run given again
+        refused, resent = scenario.steps[-3], scenario.steps[-1]
+        assert isinstance(refused, Answer)
+        assert isinstance(resent, Resend)
+        assert refused.answer == {
+            label: "approve" for label, _ in waiting if canary_shapes.DEPLOYS_NAME.search(label)
+        }
+        assert resent.resend == len(scenario.steps) - 3
+        history = run_scenario(ReferenceTarget(), scenario, name)
+        assert check(history) == []
+        assert history.steps[-3].errors
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
