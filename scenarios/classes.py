@@ -391,15 +391,20 @@ def _idle_restart(scenario: Scenario) -> bool:
     if not keeps:
         return False
     oracle = Oracle(scenario)
-    idle = False
-    previous = None
+    idle: set[str] = set()  # the sessions a restart rebuilt while nothing waited in them
+    previous: dict[str, Expected] = {}  # each session's last step's expectation (as above)
     for index, step in enumerate(scenario.steps):
         expected = oracle.step(index, step)
-        if isinstance(step, Restart) and previous is not None:
-            idle = idle or previous.stop_reason == "end_turn"
-        elif isinstance(step, Run) and idle:
+        if isinstance(step, Restart):
+            rebuilt = (step.session,) if step.session is not None else _sessions(scenario)
+            idle.update(
+                session
+                for session in rebuilt
+                if session in previous and previous[session].stop_reason == "end_turn"
+            )
+        elif isinstance(step, Run) and _session_of(step) in idle:
             return True
-        previous = expected
+        previous[_session_of(step)] = expected
     return False
 
 
@@ -453,11 +458,12 @@ def _answers_something(scenario: Scenario) -> bool:
     """An answer step names a question the oracle says is pending then (it is carried out, or
     refused only by a damaged store)."""
     oracle = Oracle(scenario)
-    pending: set[str] = set()
+    pending: dict[str, set[str]] = {}  # what waits in each session (its own steps' word)
     for index, step in enumerate(scenario.steps):
-        if isinstance(step, Answer) and set(step.answer) & pending:
+        session = _session_of(step)
+        if isinstance(step, Answer) and set(step.answer) & pending.get(session, set()):
             return True
-        pending = {label for label, _ in oracle.step(index, step).pending}
+        pending[session] = {label for label, _ in oracle.step(index, step).pending}
     return False
 
 

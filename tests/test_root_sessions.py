@@ -5,6 +5,7 @@ checker judges each session's steps apart, the reference keeps them apart, and a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,54 @@ def test_each_step_is_classed_against_its_own_sessions_step_before_it() -> None:
     worker["turns"] = [[{"tool": "act", "id": "t1"}, {"tool": "note", "id": "t2"}]]
     two_questions = Scenario.model_validate({**data, "steps": steps})
     assert "partial-answers" in classes_of(two_questions)
+
+
+def _with_tree(steps: list[Any], change: Callable[[dict[str, Any]], None]) -> Scenario:
+    """``two_sessions``'s scenario with ``steps``, its tree changed by ``change``."""
+    data = two_sessions([{"run": "pa"}, {"run": "pb", "session": "b"}]).model_dump(
+        mode="json", exclude_defaults=True
+    )
+    change(data["tree"])
+    return Scenario.model_validate({**data, "steps": steps})
+
+
+def test_the_coverage_shapes_read_each_step_against_its_own_session_too() -> None:
+    """An answer in `b` while only `a`'s question waits answers nothing (no
+    ``adversarial-ids-answered``), and a restart of `b` while b waits is no idle restart for a
+    run of `a` after it, though `a`'s turn had ended (no ``idle-restart``)."""
+
+    def long_ids(tree: dict[str, Any]) -> None:
+        tree["sub_agents"][0]["turns"] = [[{"tool": "act", "id": "t" * 100}]]
+        tree["prompts"]["pb"] = {"turns": []}  # b's prompt is answered at once
+
+    answered_in_b = _with_tree(
+        [
+            {"run": "pb", "session": "b"},
+            {"run": "pa"},
+            {"answer": {"L": "approve"}, "session": "b"},
+        ],
+        long_ids,
+    )
+    assert "adversarial-ids" in classes_of(answered_in_b)
+    assert "adversarial-ids-answered" not in classes_of(answered_in_b)
+
+    def keeper(tree: dict[str, Any]) -> None:  # s1 calls a sub-agent that keeps its history
+        worker = tree["sub_agents"][0]
+        kept = {"name": "keeper", "preserve_context": True, "session_store": True}
+        worker["sub_agents"] = [
+            {**kept, "actions": worker.pop("actions"), "turns": worker["turns"]}
+        ]
+        worker["turns"] = [[{"tool": "keeper", "id": "k1"}]]
+
+    b_waits = _with_tree(
+        [
+            {"run": "pb", "session": "b"},
+            {"run": "pa"},
+            {"answer": {"L": "approve"}},
+            {"restart": True, "session": "b"},
+            {"run": "pa"},
+        ],
+        keeper,
+    )
+    assert "restart-between-answers" in classes_of(b_waits)
+    assert "idle-restart" not in classes_of(b_waits)
