@@ -268,8 +268,7 @@ def _step_classes(scenario: Scenario) -> set[str]:
     for index, step in enumerate(scenario.steps):
         expected = oracle.step(index, step)
         if isinstance(step, Restart):
-            rebuilt = (step.session,) if step.session is not None else _sessions(scenario)
-            for session in rebuilt:
+            for session in _rebuilt(step, scenario):
                 before = previous.get(session)
                 if step.tree is not None and before is not None and before.pending:
                     found.add("deploy-skew")
@@ -318,8 +317,11 @@ def _session_of(step: Step) -> str:
     return session if isinstance(session, str) else "a"
 
 
-def _sessions(scenario: Scenario) -> tuple[str, ...]:
-    """The root sessions the scenario's steps talk to."""
+def _rebuilt(restart: Restart, scenario: Scenario) -> tuple[str, ...]:
+    """The root sessions ``restart`` rebuilds: the one it names, else every one the scenario's
+    steps talk to."""
+    if restart.session is not None:
+        return (restart.session,)
     return tuple(sorted({_session_of(step) for step in scenario.steps}))
 
 
@@ -396,10 +398,9 @@ def _idle_restart(scenario: Scenario) -> bool:
     for index, step in enumerate(scenario.steps):
         expected = oracle.step(index, step)
         if isinstance(step, Restart):
-            rebuilt = (step.session,) if step.session is not None else _sessions(scenario)
             idle.update(
                 session
-                for session in rebuilt
+                for session in _rebuilt(step, scenario)
                 if session in previous and previous[session].stop_reason == "end_turn"
             )
         elif isinstance(step, Run) and _session_of(step) in idle:

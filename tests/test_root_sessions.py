@@ -180,6 +180,15 @@ def test_a_request_the_run_never_made_is_reported_where_its_control_made_it() ->
     assert fidelity.step == 3
 
 
+def _with_tree(steps: list[Any], change: Callable[[dict[str, Any]], None]) -> Scenario:
+    """``two_sessions``'s scenario with ``steps``, its tree changed by ``change``."""
+    data = two_sessions([{"run": "pa"}, {"run": "pb", "session": "b"}]).model_dump(
+        mode="json", exclude_defaults=True
+    )
+    change(data["tree"])
+    return Scenario.model_validate({**data, "steps": steps})
+
+
 def test_each_step_is_classed_against_its_own_sessions_step_before_it() -> None:
     """A restart naming `b` before b's first run rebuilds nothing that waits, though a's
     question does; a restart of both while b waits is one between answers however a stands; and
@@ -213,21 +222,14 @@ def test_each_step_is_classed_against_its_own_sessions_step_before_it() -> None:
         {"answer": {"L": "approve"}, "session": "b"},
         {"answer": {"M": "approve"}, "session": "b"},
     ]
-    data = two_sessions(steps[:2]).model_dump(mode="json", exclude_defaults=True)
-    worker = data["tree"]["sub_agents"][0]
-    worker["actions"].append({"tool": "note", "label": "M"})
-    worker["turns"] = [[{"tool": "act", "id": "t1"}, {"tool": "note", "id": "t2"}]]
-    two_questions = Scenario.model_validate({**data, "steps": steps})
+
+    def two_actions(tree: dict[str, Any]) -> None:
+        worker = tree["sub_agents"][0]
+        worker["actions"].append({"tool": "note", "label": "M"})
+        worker["turns"] = [[{"tool": "act", "id": "t1"}, {"tool": "note", "id": "t2"}]]
+
+    two_questions = _with_tree(steps, two_actions)
     assert "partial-answers" in classes_of(two_questions)
-
-
-def _with_tree(steps: list[Any], change: Callable[[dict[str, Any]], None]) -> Scenario:
-    """``two_sessions``'s scenario with ``steps``, its tree changed by ``change``."""
-    data = two_sessions([{"run": "pa"}, {"run": "pb", "session": "b"}]).model_dump(
-        mode="json", exclude_defaults=True
-    )
-    change(data["tree"])
-    return Scenario.model_validate({**data, "steps": steps})
 
 
 def test_the_coverage_shapes_read_each_step_against_its_own_session_too() -> None:
