@@ -105,6 +105,12 @@ CAUGHT_BY = {
     "caller-provider-state": {"I7"},
     "reuse-stale-answers": {"I14"},
     "stale-answer-ends-the-turn": {"I13"},  # the step ends the turn without an answer
+    # a re-sent answer taken by the question a later prompt asked under the same toolUseIds
+    "resent-answer-routed-from-memory": {"I14"},
+    # a re-sent answer once the turn ended: the prompt run again asks its questions again
+    "resume-runs-the-prompt-again": {"I14", "I3"},
+    # a re-sent answer runs what the question now asked at its place asks, then is refused
+    "stale-answer-refused-once-carried-out": {"I14", "I4"},
     # the general family's re-sends (and the deploy, gated, retried and twin families'): an
     # answered question's answer taken again (I14) fails the call that asked, whose questions
     # asked since are lost (I3)

@@ -94,6 +94,33 @@ THREE_CALLS_IN_A_ROW: dict[str, Any] = {
 }
 
 
+# The clerk's approval re-sent after a restart that came once the turn had ended and a new
+# prompt had the clerk ask again under the same toolUseIds: the re-send must be refused.
+RESENT_AFTER_A_RESTART_AND_A_NEW_PROMPT: dict[str, Any] = {
+    "description": "an approval re-sent after a restart and a new prompt that asks again",
+    "source": "docs/invariants.md, I14 (answers naming no pending question are refused)",
+    "classes": ["unknown-answers", "restart-anywhere"],
+    "tree": {
+        "name": "orchestrator",
+        "turns": [[{"tool": "clerk", "id": "c1"}]],
+        "sub_agents": [
+            {
+                "name": "clerk",
+                "actions": [{"tool": "file", "label": "file-form"}],
+                "turns": [[{"tool": "file", "id": "t1"}]],
+            }
+        ],
+    },
+    "steps": [
+        {"run": "file the form"},
+        {"answer": {"file-form": "approve"}},
+        {"restart": True},
+        {"run": "file the form"},
+        {"resend": 1},
+    ],
+}
+
+
 def regression(stem: str) -> tuple[str, Scenario]:
     return stem, load_scenario(REGRESSIONS / f"{stem}.yaml")
 
@@ -344,6 +371,36 @@ CASES = (
     ),
     Case("reuse-stale-answers", regression("stale-answer-id"), frozenset({"I14", "O"})),
     Case("reuse-stale-answers", regression("re-interrupt"), frozenset({"I14", "I2", "I3"})),
+    # the next prompt's question, asked under the same toolUseIds, takes the re-sent answer
+    # (I14: it ran, the question is gone; I3) where no restart came between
+    Case(
+        "resent-answer-routed-from-memory",
+        regression("stale-answer-next-prompt"),
+        frozenset({"I14", "I2", "I3", "O"}),
+    ),
+    # ... and a restart between empties the table: the re-send is refused, as it must be (no
+    # I14), and only the difference from the run without restarts shows the bug (D, I5, I6)
+    Case(
+        "resent-answer-routed-from-memory",
+        inline("resent-after-a-restart-and-a-new-prompt", RESENT_AFTER_A_RESTART_AND_A_NEW_PROMPT),
+        frozenset({"D", "I5", "I6"}),
+        quiet=frozenset({"I14", "O"}),
+    ),
+    # the re-sent first answer, once the turn has ended, runs the prompt again: the action asks
+    # again (I3, I10) where the answer had to be refused (I14)
+    Case(
+        "resume-runs-the-prompt-again",
+        regression("re-interrupt"),
+        frozenset({"I3", "I10", "I14"}),
+    ),
+    # the re-sent first answer answers the action's second question, which runs it (I4, I14),
+    # and is then refused with the turn's state dropped: the second question still waits
+    Case(
+        "stale-answer-refused-once-carried-out",
+        regression("re-interrupt"),
+        frozenset({"I4", "I14"}),
+        quiet=frozenset({"I3", "O"}),
+    ),
     Case(
         "stale-answer-ends-the-turn",
         regression("stale-answer-after-the-next-prompt"),

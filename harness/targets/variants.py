@@ -118,9 +118,12 @@ from harness.targets.variants_routing import (
     NoOwnershipCheckTool,
     OneCallPerMessageTool,
     ResumeByResponsesTool,
+    ResumeRunsThePromptAgainAgent,
     ReuseStaleAnswersAgent,
+    RoutesKeptInMemoryAgent,
     StaleAnswerEndsTheTurnAgent,
     StaleAnswerFailsItsCallAgent,
+    StaleAnswerRefusedOnceCarriedOutAgent,
     SwapTwinAnswersTool,
     SwapTwinResultsAgent,
     TruncatedIdsTool,
@@ -523,6 +526,32 @@ _ALL: Final = (
         "an answer naming no pending question answers the one now asked at its place, or is "
         "dropped silently",
         agent_class=ReuseStaleAnswersAgent,
+    ),
+    Variant(
+        "resent-answer-routed-from-memory",
+        "a re-sent answer is routed through a table in memory of the questions the root took "
+        "answers for: it answers the question now pending under the same toolUseIds and name "
+        "(a later turn's), as an SDK that routes answers by tool call id; a restart empties the "
+        "table, so only the run without restarts takes it",
+        agent_class=RoutesKeptInMemoryAgent,
+        only_the_root=True,
+    ),
+    Variant(
+        "resume-runs-the-prompt-again",
+        "an answer that finds no parked turn (its turn ended) runs the turn's prompt again, as "
+        "an SDK that resumes a finished run by starting it over from its last user message: "
+        "the turn's questions are asked again",
+        agent_class=ResumeRunsThePromptAgainAgent,
+        only_the_root=True,
+    ),
+    Variant(
+        "stale-answer-refused-once-carried-out",
+        "an answer naming no pending question answers the one now asked at its place, the turn "
+        "goes on, and only then is the answer refused and the turn's state dropped: its actions "
+        "ran unapproved while its questions stay as they were, as an SDK that checks a resume "
+        "map when it saves the turn",
+        agent_class=StaleAnswerRefusedOnceCarriedOutAgent,
+        only_the_root=True,
     ),
     Variant(
         "stale-answer-ends-the-turn",

@@ -8,14 +8,16 @@ copy of the ``prepare`` and ``run`` that call them.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from fakes.protected import question_name
 from harness.reference import routing
 from harness.reference.agent import (
     Agent,
+    AgentError,
     AgentResult,
     Completed,
     Interrupted,
@@ -327,6 +329,115 @@ class ReuseStaleAnswersAgent(Agent):
             text = "".join(block["text"] for block in last["content"] if "text" in block)
             return AgentResult("end_turn", text, ())
         return super().resume(self._remapped(responses))
+
+
+# a call key's turn and attempt inside a question's id (``sub:3.call-1:tool:3r1.t1:approval``):
+# what a table keyed by toolUseIds alone leaves out
+_TURN_OF_A_KEY: Final = re.compile(r"(sub|tool):\d+(?:r\d+)?\.")
+
+
+def _by_call_ids(interrupt_id: str) -> str:
+    """``interrupt_id`` without its calls' turns and attempts: its toolUseIds and its name."""
+    return _TURN_OF_A_KEY.sub(r"\1:", interrupt_id)
+
+
+class RoutesKeptInMemoryAgent(Agent):
+    """An answer naming no pending question is looked up in a table, kept on the agent object, of
+    the questions it took answers for: found there, it answers the question now pending under the
+    same toolUseIds and name (a later turn's call under the same ids), as an SDK that routes a
+    re-sent answer by tool call id through a table in memory.  A rebuilt agent keeps nothing, so
+    after a restart the re-send is refused as the reference refuses it: only the run without
+    restarts takes it.
+
+    Differs from the reference in ``prepare_resume`` and ``resume``: the answers are remapped
+    before the reference checks them, and the ids carried out are kept.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.carried: set[str] = set()  # the ids this object took answers for
+
+    def _remapped(self, responses: Mapping[str, JSON]) -> dict[str, JSON]:
+        parked = self.state.interrupt_state
+        pending = [interrupt.id for interrupt in parked.pending] if parked.activated else []
+        remapped: dict[str, JSON] = {}
+        for interrupt_id, response in responses.items():
+            if interrupt_id not in pending and interrupt_id in self.carried:
+                same = _by_call_ids(interrupt_id)
+                for other in pending:
+                    if _by_call_ids(other) == same and other not in responses:
+                        interrupt_id = other
+                        break
+            remapped[interrupt_id] = response
+        return remapped
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        super().prepare_resume(self._remapped(responses))
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        remapped = self._remapped(responses)
+        result = super().resume(remapped)
+        self.carried |= set(remapped)
+        return result
+
+
+class ResumeRunsThePromptAgainAgent(Agent):
+    """An answer that finds no parked turn (the turn it answered has ended) runs the turn's
+    prompt again, as an SDK that resumes a finished run by starting it over from its last user
+    message: the questions that turn asked are asked again, the answer's own are lost.  Stored or
+    in memory, the same: a restart changes nothing of it.
+
+    Differs from the reference in ``prepare_resume`` and ``resume`` where nothing is parked.
+    """
+
+    def _last_prompt(self) -> str | None:
+        for message in reversed(self.state.messages):
+            texts = [block["text"] for block in message["content"] if "text" in block]
+            if message["role"] == "user" and texts:
+                return "".join(texts)
+        return None
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        if self.state.interrupt_state.activated or self._last_prompt() is None:
+            super().prepare_resume(responses)
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        prompt = self._last_prompt()
+        if self.state.interrupt_state.activated or prompt is None:
+            return super().resume(responses)
+        return self(prompt)
+
+
+class StaleAnswerRefusedOnceCarriedOutAgent(ReuseStaleAnswersAgent):
+    """An answer naming no pending question is checked only once it was carried out: it answers
+    the question now asked at its place, as ``ReuseStaleAnswersAgent``'s does, the turn goes on,
+    and then the answer is refused loudly and the turn's state thrown away, while what the turn
+    ran stays run, as an SDK that checks a resume map when it saves the turn it resumed.  Its
+    questions are as they were; its actions ran without their approval.
+
+    Differs from the reference in ``prepare_resume`` (no check where an answer is stale) and in
+    ``resume`` there (the turn carried out, then its state dropped and the answer refused).
+    """
+
+    def _stale(self, responses: Mapping[str, JSON]) -> list[str]:
+        parked = self.state.interrupt_state
+        pending = {interrupt.id for interrupt in parked.pending} if parked.activated else set()
+        return sorted(set(responses) - pending)
+
+    def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
+        if not self._stale(responses):
+            super().prepare_resume(responses)
+
+    def resume(self, responses: Mapping[str, JSON]) -> AgentResult:
+        stale = self._stale(responses)
+        if not stale:
+            return super().resume(responses)
+        kept = self.state
+        try:
+            super().resume(responses)
+        finally:
+            self.state = kept
+        raise AgentError(f"agent {self.name!r} has no pending interrupt {stale}")
 
 
 class StaleAnswerEndsTheTurnAgent(Agent):
