@@ -11,8 +11,9 @@ built around it, a re-send that resumes a turn, a scenario whose ordinary tools 
 with a restart, two steps after a restart that came once the scenario's own were done, agents
 that never share a toolUseId where the families give most agents one, the names a deploy gives
 without a deploy (and a damaged turn among them), an ordinary tool that waits for an answer, a
-sub-agent's state read after a resume with no restart between.  So the whole canary also
-challenges the findings witnesses on the variants' runs of eleven shapes made from every scenario
+sub-agent's state read after a resume with no restart between, a gate's approval given again
+after a restart that came once nothing waited.  So the whole canary also
+challenges the findings witnesses on the variants' runs of twelve shapes made from every scenario
 of the ci sample and the coverage sample that answers something (the third and fourth where the
 oracle can follow them, the others where they change something).  Six append steps:
 
@@ -41,7 +42,7 @@ oracle can follow them, the others where they change something).  Six append ste
   second there, where the families' steps after a restart mostly answer its questions: a run
   step after one ends its turn as the run without restarts does.
 
-Five rewrite the scenario (``REWRITES``):
+Six rewrite the scenario (``REWRITES``):
 
 * ``<name>-with-ids-of-its-own``: where two agents ask under one toolUseId
   (``shared-tool-use-ids``), each agent's calls under ids of its own (its name appended), in
@@ -66,7 +67,14 @@ Five rewrite the scenario (``REWRITES``):
   there an approval of the questions then waiting under a deploy's names where some wait. An
   answer a damaged turn refuses (I9) is otherwise never given under a deploy's names without a
   restart while a question waits (``restart-between-answers``, which every deploy of the families
-  is).
+  is);
+* ``<name>-answered-again-after-a-restart``: where its first answer approves a gated call (the
+  gate's label), its steps with its restarts left out, what still waits at their end denied
+  until the turn ends, then a restart, its first run again and its first answer again. A gate's
+  approval starts a sub-agent's call (its first request, from its prompt) where every other
+  answer resumes one, and the families restart a gated scenario only while a question waits
+  (``restart-between-answers``): here one comes once nothing waits, and the approval is the
+  first thing after it.
 
 They are made, not drawn: a pure function of the committed samples, so no file of their own.  No
 SDK target is checked on them and no profile draws them, so no findings class ever judges an SDK's
@@ -322,12 +330,50 @@ def _deploys_names(scenario: Scenario) -> Answer | None:
     return Answer.model_validate({"answer": dict.fromkeys(labels, "approve")})
 
 
+def answered_again_after_a_restart(scenario: Scenario) -> Data | None:
+    """Where the scenario's first answer approves a gated call (its gate's label): its steps
+    with its restarts left out, then a restart, its first run again and its first answer again,
+    which starts the sub-agent's call anew after a restart that came once nothing waited; None
+    elsewhere, where a step deploys a tree, and where the oracle cannot follow it."""
+    gates = {sub.gate for agent, _ in scenario.tree.walk() for sub in agent.sub_agents}
+    _, answer = answers(scenario)[0]
+    if not any(answer.answer.get(gate) == "approve" for gate in gates if gate is not None):
+        return None
+    data = scenario.model_dump(mode="json", exclude_defaults=True)
+    if any(isinstance(step.get("restart"), dict) for step in data["steps"]):
+        return None
+    first_run = next(step for step in scenario.steps if isinstance(step, Run))
+    again = answer.model_dump(mode="json", exclude_defaults=True)
+    ended = _ended(_restarts_left_out(data))
+    if ended is None:
+        return None
+    ended["steps"] += [{"restart": True}, first_run.model_dump(mode="json"), again]
+    return ended
+
+
+def _ended(data: Data, denials: int = 8) -> Data | None:
+    """``data`` with what still waits at its end denied, answer after answer, until its turn
+    ends; None where the oracle cannot follow it, or ``denials`` answers leave something
+    waiting."""
+    for _ in range(denials + 1):
+        try:
+            waiting = expectations(Scenario.model_validate({**data, "expect": None}))[-1].pending
+        except (ValidationError, ScenarioError):
+            return None
+        if not waiting:
+            return data
+        labels = sorted({label for label, _ in waiting})
+        data["steps"] = [*data["steps"], {"answer": dict.fromkeys(labels, "deny")}]
+    return None
+
+
 REWRITES: Final[dict[str, Callable[[Scenario], Data | None]]] = {
     "with-ids-of-its-own": with_ids_of_its_own,
     "deployed-tree-from-the-start": deployed_tree_from_the_start,
     "with-a-note-after-each-action": with_a_note_after_each_action,
     "without-its-restarts": without_its_restarts,
     "deployed-names-then-repaired": deployed_names_then_repaired,
+    "answered-again-after-a-restart": answered_again_after_a_restart,
 }
 
 

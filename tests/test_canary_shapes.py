@@ -52,6 +52,7 @@ DEPLOYED = "deployed-tree-from-the-start"
 NOTED = "with-a-note-after-each-action"
 WITHOUT_RESTARTS = "without-its-restarts"
 DEPLOYED_NAMES = "deployed-names-then-repaired"
+ANSWERED_AGAIN = "answered-again-after-a-restart"
 # a stored turn damaged (its payload gone) and never repaired
 UNLOADABLE = dict(load_all([REGRESSIONS / "schema-skew-payload-missing.yaml"]))[
     "schema-skew-payload-missing"
@@ -93,8 +94,10 @@ def test_a_shape_is_its_source_with_steps_appended() -> None:
 def test_a_corrupted_shape_damages_the_turn_its_new_run_parks() -> None:
     made = dict(canary_shapes.made([("gated", GATED)]))
     appended = {f"gated-{shape}" for shape in canary_shapes.SHAPES if shape != CLOSED}
-    # its gates ask under t1 too, and its agents have actions to note
-    assert set(made) == appended | {f"gated-{IDS_OF_ITS_OWN}", f"gated-{NOTED}"}
+    # its gates ask under t1 too, its agents have actions to note, and its first answer
+    # approves a gate
+    rewrites = {f"gated-{IDS_OF_ITS_OWN}", f"gated-{NOTED}", f"gated-{ANSWERED_AGAIN}"}
+    assert set(made) == appended | rewrites
     corrupted = made[f"gated-{CORRUPTED}"].steps
     assert corrupted[: len(GATED.steps)] == GATED.steps
     assert corrupted[len(GATED.steps) :] == (
@@ -311,6 +314,31 @@ def test_a_damaged_turn_refuses_the_questions_under_a_deploys_names_where_some_w
         assert history.steps[-3].errors
 
 
+def test_a_gate_approved_first_is_approved_again_after_a_restart_once_nothing_waits() -> None:
+    """A class narrowed to ``restart-between-answers`` meets there the look-alikes of a bug in
+    what a gate's approval starts (a sub-agent's call, from its prompt): the families restart a
+    gated scenario only while a question waits.  The source without its restarts, what still
+    waits at its end denied, a restart once the turn has ended, its first run again and its first
+    answer (the gate's approval) again."""
+    made = dict(canary_shapes.made([("gated", GATED)]))
+    again = made[f"gated-{ANSWERED_AGAIN}"]
+    run, gate, action = GATED.steps[0], GATED.steps[2], GATED.steps[4]
+    assert isinstance(gate, Answer)
+    assert gate.answer == {"ask-executor": "approve"}
+    assert again.steps == (run, gate, action, Restart(restart=True), run, gate)
+    classes = classes_of(again)
+    assert "restart-after-the-end" in classes
+    assert "restart-between-answers" not in classes
+    history = run_scenario(ReferenceTarget(), again, "gated")
+    assert check(history) == []
+    assert history.steps[-1].requests[0]["turn"] == 0  # the gate's approval starts the call
+    # what waits at the end is denied until the turn ends; no gate approved first: no shape
+    left = GATED.model_copy(update={"steps": GATED.steps[:3]})
+    denied = dict(canary_shapes.made([("left", left)]))[f"left-{ANSWERED_AGAIN}"]
+    assert denied.steps[2] == Answer(answer={"drop-table": "deny"})
+    assert f"window-{ANSWERED_AGAIN}" not in dict(canary_shapes.made([("window", WINDOW)]))
+
+
 def test_only_a_scenario_that_answers_something_is_shaped() -> None:
     asks_nothing = TWO_SESSIONS.model_copy(update={"steps": TWO_SESSIONS.steps[:2]})
     assert canary_shapes.made([("quiet", asks_nothing)]) == []
@@ -369,6 +397,8 @@ def test_every_source_that_answers_gives_each_shape_under_a_name_no_sample_uses(
     assert len(without) >= 40
     renamed = [name for name in names if name.endswith(DEPLOYED_NAMES)]
     assert len(renamed) >= 15
+    again = [name for name in names if name.endswith(ANSWERED_AGAIN)]
+    assert len(again) >= 30
     sampled = {name for name, _ in sources()} | {name for name, _ in canary_sample.read()}
     assert len(set(names)) == len(names)
     assert not set(names) & sampled
