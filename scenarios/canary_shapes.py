@@ -332,9 +332,10 @@ def _deploys_names(scenario: Scenario) -> Answer | None:
 
 def answered_again_after_a_restart(scenario: Scenario) -> Data | None:
     """Where the scenario's first answer approves a gated call (its gate's label): its steps
-    with its restarts left out, then a restart, its first run again and its first answer again,
-    which starts the sub-agent's call anew after a restart that came once nothing waited; None
-    elsewhere, where a step deploys a tree, and where the oracle cannot follow it."""
+    with its restarts left out and what still waits at their end denied (``_ended``), then a
+    restart, its first run again and its first answer again, which starts the sub-agent's call
+    anew after a restart that came once nothing waited; None elsewhere, where a step deploys a
+    tree, and where the oracle cannot follow it."""
     gates = {sub.gate for agent, _ in scenario.tree.walk() for sub in agent.sub_agents}
     _, answer = answers(scenario)[0]
     if not any(answer.answer.get(gate) == "approve" for gate in gates if gate is not None):
