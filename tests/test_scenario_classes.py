@@ -360,3 +360,42 @@ def test_a_restart_while_nothing_waits_before_a_later_run_is_an_idle_restart() -
     }
     for changed in (waiting, no_later_run, no_store):
         assert "idle-restart" not in classes_of(Scenario.model_validate(changed))
+
+
+@pytest.mark.parametrize(
+    "approval",
+    [
+        {"answer": {"wire-funds": "approve"}},
+        {"answer_calls": {"wire-funds": {"do your part": "approve"}}},
+        {"resume": "approve"},
+    ],
+    ids=["by-label", "by-call", "without-an-id"],
+)
+def test_an_action_asked_again_after_its_approval_is_a_re_interrupt(
+    approval: dict[str, Any],
+) -> None:
+    """However the approval names the question (its label, its call, or no id at all), the
+    action's second question asked after it makes the scenario a ``re-interrupt`` one."""
+    data = {
+        "description": "test",
+        "source": "tests",
+        "tree": {
+            "name": "orchestrator",
+            "turns": [[{"tool": "treasurer", "id": "call-1"}]],
+            "sub_agents": [
+                {
+                    "name": "treasurer",
+                    "actions": [{"tool": "wire_funds", "label": "wire-funds", "questions": 2}],
+                    "turns": [[{"tool": "wire_funds", "id": "t1"}]],
+                }
+            ],
+        },
+        "steps": [{"run": "pay the invoice"}, approval],
+    }
+    asked_again = parse_scenario(data, "test")
+    assert Oracle(asked_again).step(0, asked_again.steps[0]).pending == (("wire-funds", 1),)
+    assert "re-interrupt" in classes_of(asked_again)
+    denied = parse_scenario(
+        {**data, "steps": [{"run": "pay the invoice"}, {"resume": "deny"}]}, "t"
+    )
+    assert "re-interrupt" not in classes_of(denied)
