@@ -336,6 +336,13 @@ class ReuseStaleAnswersAgent(Agent):
 _TURN_OF_A_KEY: Final = re.compile(r"(sub|tool):\d+(?:r\d+)?\.")
 
 
+def _waiting(state: AgentState) -> list[str]:
+    """The ids of the questions ``state``'s parked turn waits on, in order; none where nothing
+    is parked."""
+    parked = state.interrupt_state
+    return [interrupt.id for interrupt in parked.pending] if parked.activated else []
+
+
 def _by_call_ids(interrupt_id: str) -> str:
     """``interrupt_id`` without its calls' turns and attempts: its toolUseIds and its name."""
     return _TURN_OF_A_KEY.sub(r"\1:", interrupt_id)
@@ -358,8 +365,7 @@ class RoutesKeptInMemoryAgent(Agent):
         self.carried: set[str] = set()  # the ids this object took answers for
 
     def _remapped(self, responses: Mapping[str, JSON]) -> dict[str, JSON]:
-        parked = self.state.interrupt_state
-        pending = [interrupt.id for interrupt in parked.pending] if parked.activated else []
+        pending = _waiting(self.state)
         remapped: dict[str, JSON] = {}
         for interrupt_id, response in responses.items():
             if interrupt_id not in pending and interrupt_id in self.carried:
@@ -420,9 +426,7 @@ class StaleAnswerRefusedOnceCarriedOutAgent(ReuseStaleAnswersAgent):
     """
 
     def _stale(self, responses: Mapping[str, JSON]) -> list[str]:
-        parked = self.state.interrupt_state
-        pending = {interrupt.id for interrupt in parked.pending} if parked.activated else set()
-        return sorted(set(responses) - pending)
+        return sorted(set(responses) - set(_waiting(self.state)))
 
     def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
         if not self._stale(responses):
@@ -452,9 +456,7 @@ class StaleAnswerEndsTheTurnAgent(Agent):
     """
 
     def _stale(self, responses: Mapping[str, JSON]) -> bool:
-        parked = self.state.interrupt_state
-        pending = {interrupt.id for interrupt in parked.pending} if parked.activated else set()
-        return bool(responses) and not set(responses) & pending
+        return bool(responses) and not set(responses) & set(_waiting(self.state))
 
     def prepare_resume(self, responses: Mapping[str, JSON]) -> None:
         if not self._stale(responses):
