@@ -107,6 +107,10 @@ CAUGHT_BY = {
     "stale-answer-ends-the-turn": {"I13"},  # the step ends the turn without an answer
     # a re-sent answer taken by the question a later prompt asked under the same toolUseIds
     "resent-answer-routed-from-memory": {"I14"},
+    # sub-agents' calls under one toolUseId: their questions shown under one id
+    "ids-of-the-call-alone": {"I1"},
+    # a restart's first step: a request the run without restarts never made
+    "last-request-replayed-when-rebuilt": {"D", "I6"},
     # a re-sent answer once the turn ended: the prompt run again asks its questions again
     "resume-runs-the-prompt-again": {"I14", "I3"},
     # a re-sent answer runs what the question now asked at its place asks, then is refused

@@ -121,6 +121,61 @@ RESENT_AFTER_A_RESTART_AND_A_NEW_PROMPT: dict[str, Any] = {
 }
 
 
+# Two sub-agents' actions asked under one toolUseId (t1), the auditor's asking twice; the clerk's
+# approved, then that approval re-sent.  The auditor's question must stay pending and the
+# re-send be refused.
+APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID: dict[str, Any] = {
+    "description": "an approval re-sent where another sub-agent's action shares its toolUseId",
+    "source": "docs/invariants.md, I1 and I14 (answers naming no pending question are refused)",
+    "classes": ["unknown-answers", "colliding-ids"],
+    "tree": {
+        "name": "orchestrator",
+        "turns": [[{"tool": "clerk", "id": "c1"}, {"tool": "auditor", "id": "c2"}]],
+        "sub_agents": [
+            {
+                "name": "clerk",
+                "actions": [{"tool": "file", "label": "file-form"}],
+                "turns": [[{"tool": "file", "id": "t1"}]],
+            },
+            {
+                "name": "auditor",
+                "actions": [{"tool": "audit", "label": "audit-books", "questions": 2}],
+                "turns": [[{"tool": "audit", "id": "t1"}]],
+            },
+        ],
+    },
+    "steps": [
+        {"run": "file and audit"},
+        {"answer": {"file-form": "approve"}},
+        {"resend": 1},
+    ],
+}
+
+# An approval re-sent after a restart that came once the turn ended: refused, with no request.
+RESENT_AFTER_AN_IDLE_RESTART: dict[str, Any] = {
+    "description": "an approval re-sent after a restart that came once the turn ended",
+    "source": "docs/invariants.md, I14 and D (a restart changes nothing the run does)",
+    "classes": ["unknown-answers", "restart-anywhere"],
+    "tree": {
+        "name": "orchestrator",
+        "turns": [[{"tool": "clerk", "id": "c1"}]],
+        "sub_agents": [
+            {
+                "name": "clerk",
+                "actions": [{"tool": "file", "label": "file-form"}],
+                "turns": [[{"tool": "file", "id": "t1"}]],
+            }
+        ],
+    },
+    "steps": [
+        {"run": "file the form"},
+        {"answer": {"file-form": "approve"}},
+        {"restart": True},
+        {"resend": 1},
+    ],
+}
+
+
 def regression(stem: str) -> tuple[str, Scenario]:
     return stem, load_scenario(REGRESSIONS / f"{stem}.yaml")
 
@@ -384,6 +439,36 @@ CASES = (
         "resent-answer-routed-from-memory",
         inline("resent-after-a-restart-and-a-new-prompt", RESENT_AFTER_A_RESTART_AND_A_NEW_PROMPT),
         frozenset({"D", "I5", "I6"}),
+        quiet=frozenset({"I14", "O"}),
+    ),
+    # the clerk's approval reaches the auditor's call under the same toolUseId (I1), which asks
+    # its second question under its first's id (I12); the approval re-sent is taken for it, so
+    # the auditor's action runs unapproved (I4, I14)
+    Case(
+        "ids-of-the-call-alone",
+        inline(
+            "approval-re-sent-beside-a-shared-tool-use-id",
+            APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID,
+        ),
+        frozenset({"I1", "I4", "I12", "I14"}),
+    ),
+    # ... where questions named by the calls above them alone ask their second question under
+    # an id of its own, so the re-send names nothing pending and is refused
+    Case(
+        "no-namespacing",
+        inline(
+            "approval-re-sent-beside-a-shared-tool-use-id",
+            APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID,
+        ),
+        frozenset({"I1", "I3"}),
+        quiet=frozenset({"I4", "I12", "I14"}),
+    ),
+    # the root's last request sent again at the first step after the restart, a refused re-send:
+    # one request the run without restarts never made (D, I6), the refusal as it must be
+    Case(
+        "last-request-replayed-when-rebuilt",
+        inline("resent-after-an-idle-restart", RESENT_AFTER_AN_IDLE_RESTART),
+        frozenset({"D", "I6"}),
         quiet=frozenset({"I14", "O"}),
     ),
     # the re-sent first answer, once the turn has ended, runs the prompt again: the action asks

@@ -50,7 +50,7 @@ import harness
 from fakes.effects import is_effect
 from harness.reference.agent import Agent, AgentResult, EventSink
 from harness.reference.agent_as_tool import SubAgentTool
-from harness.reference.state import AgentState, InterruptState
+from harness.reference.state import AgentState, InterruptState, Message, copy_json
 from harness.reference.tree import (
     ActionToolFactory,
     AgentSpec,
@@ -171,6 +171,9 @@ class Variant:
     # in a tree rebuilt from the store, an answer's step sends each model request twice and
     # keeps the second reply
     answers_send_requests_twice_when_rebuilt: bool = False
+    # a tree rebuilt from the store sends its root's last model request again at its first step,
+    # before anything else, and drops the reply
+    replays_last_request_when_rebuilt: bool = False
     # a tree rebuilt from the store carries out no approved action (a dry run): each answers
     # that it is done
     actions_dry_run_when_rebuilt: bool = False
@@ -220,6 +223,7 @@ class VariantTree(Tree):
         self.session = session  # the session building it (its work directory)
         self.answering = False  # in an answer's step (``resume``, ``resume_one``)
         self.rebuilt = persisted is not None  # built from the store: after a restart
+        self.replayed = False  # its first step came (``replays_last_request_when_rebuilt``)
         if variant.answers_send_requests_twice_when_rebuilt and self.rebuilt:
             model_for = sending_twice(model_for, lambda: self.answering)
         if variant.actions_dry_run_when_rebuilt and self.rebuilt:
@@ -307,6 +311,13 @@ class VariantTree(Tree):
         return variant_tool
 
 
+def last_request(messages: Sequence[Message]) -> list[Message]:
+    """What the model was sent for its latest reply in ``messages`` (a copy): the messages
+    before its last; none where it has not replied."""
+    replied = [place for place, message in enumerate(messages) if message["role"] == "assistant"]
+    return copy_json(list(messages[: replied[-1]])) if replied else []
+
+
 class VariantSession(ReferenceSession):
     """The reference session, building a ``VariantTree``."""
 
@@ -336,6 +347,9 @@ class VariantSession(ReferenceSession):
         (``lists_no_questions_when_rebuilt``) shows none after a restart."""
         before = self.store.get(self.key)
         self.written_ahead = None
+        tree = self.tree
+        if self.variant.replays_last_request_when_rebuilt and isinstance(tree, VariantTree):
+            self._replay_last_request(tree)
         observation = super()._step(call)
         if self.variant.shows_every_sessions_questions:
             observation = replace(observation, pending=observation.pending + self._others_waiting())
@@ -357,6 +371,17 @@ class VariantSession(ReferenceSession):
         if kept is not None:
             self.store.put(self.key, kept)
         return replace(observation, stop_reason=None, final_answer=None, error=STALE_VERSION)
+
+    def _replay_last_request(self, tree: VariantTree) -> None:
+        """At a rebuilt tree's first step, its root's last model request sent again, the reply
+        dropped (``replays_last_request_when_rebuilt``): where the root's model has replied and
+        keeps no provider state (a stateful provider would refuse a request it has answered)."""
+        if not tree.rebuilt or tree.replayed:
+            return
+        tree.replayed = True
+        asked = last_request(tree.root.state.messages)
+        if asked and not tree.root.state.model_state:
+            tree.root.model(asked, {})
 
     def _others_waiting(self) -> tuple[PendingInterrupt, ...]:
         """What the other root sessions wait on (``shows_every_sessions_questions``)."""
@@ -771,6 +796,24 @@ _ALL: Final = (
         "inputs, as a parallel executor that pairs calls with inputs out of order: each "
         "sub-agent is asked another call's prompt",
         agent_class=CrossedInputsAgent,
+    ),
+    Variant(
+        "ids-of-the-call-alone",
+        "a question goes up, and its answer comes down, under the id of the tool call that asked "
+        "it alone: no sub-agent's call before it and no question's number, as an SDK that keys "
+        "approvals by tool call id. Sub-agents' calls under one toolUseId share their questions' "
+        "ids, so an approval of one reaches the other, whose second question then takes that "
+        "approval again when it is re-sent",
+        agent_class=CallNamedQuestionsAgent,
+        tool_class=NoNamespacingTool,
+    ),
+    Variant(
+        "last-request-replayed-when-rebuilt",
+        "a tree rebuilt from the store sends its root's last model request again at its first "
+        "step and drops the reply, as a client that checks a restored conversation against its "
+        "model: after a restart that came once the turn ended, even a re-sent answer it refuses "
+        "costs a request the run without restarts never made",
+        replays_last_request_when_rebuilt=True,
     ),
     Variant(
         "process-memory",
