@@ -352,7 +352,7 @@ def dumped(measured: Measured) -> str:
     parts = []
     for key in ("hidden", "unchallenged"):
         items = ",\n".join("  " + json.dumps(item, sort_keys=True) for item in data[key])
-        parts.append(f'"{key}": [\n{items}\n ]')
+        parts.append(f'"{key}": [\n{items}\n ]' if items else f'"{key}": []')
     parts.append(f'"tried": {json.dumps(data["tried"], sort_keys=True)}')
     return "{\n " + ",\n ".join(parts) + "\n}\n"
 

@@ -36,6 +36,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
@@ -68,6 +69,8 @@ from harness.findings.canary import (
     TOGETHER,
     TOGETHER_STEPS,
     TWO_PENDING_CLASS,
+    Broadening,
+    Hidden,
     Sample,
     VariantRun,
     broadened,
@@ -333,6 +336,31 @@ def test_each_class_witness_is_narrower_than_its_broadenings(stem: str, measured
 def test_the_baseline_names_only_files_that_are_shipped() -> None:
     named = {item["file"] for key in ("hidden", "unchallenged") for item in baseline()[key]}
     assert named <= set(VIEWS)
+
+
+@pytest.mark.parametrize("path", [canary.BASELINE, canary.WHOLE_BASELINE], ids=["part", "whole"])
+def test_each_baseline_is_written_as_the_canary_writes_it(path: Path) -> None:
+    """An item a line, and an empty list as ``[]`` (on the whole samples no broadening is left
+    unchallenged): a baseline edited by hand into another layout is refused."""
+    data = json.loads(path.read_text())
+    hidden = tuple(
+        Hidden(
+            item["file"],
+            item["variant"],
+            item["scenario"],
+            tuple(item["excused_by"]),
+            tuple(item.get("same_bug", ())),
+        )
+        for item in data["hidden"]
+    )
+    left = tuple(
+        Broadening(item["file"], item["class"], item["witness"], item["broadened"])
+        for item in data["unchallenged"]
+    )
+    assert canary.dumped(Measured(hidden, left, data["tried"])) == path.read_text()
+    empty = canary.dumped(Measured((), (), {}))
+    assert '"unchallenged": [],' in empty
+    assert json.loads(empty) == {"hidden": [], "unchallenged": [], "tried": {}}
 
 
 def test_a_broadened_pattern_passes_validation_yet_names_nearly_every_sentence() -> None:
