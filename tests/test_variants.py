@@ -452,8 +452,8 @@ CASES = (
         ),
         frozenset({"I1", "I4", "I12", "I14"}),
     ),
-    # ... where questions named by the calls above them alone ask their second question under
-    # an id of its own, so the re-send names nothing pending and is refused
+    # ... where each question keeps its own name (no-namespacing alone), the auditor's second
+    # question has an id of its own: the re-send names nothing pending and is refused
     Case(
         "no-namespacing",
         inline(
