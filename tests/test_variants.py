@@ -151,22 +151,11 @@ APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID: dict[str, Any] = {
     ],
 }
 
-# An approval re-sent after a restart that came once the turn ended: refused, with no request.
-RESENT_AFTER_AN_IDLE_RESTART: dict[str, Any] = {
+# An approval re-sent after a restart that came once the turn ended (the tree above, without
+# the new prompt): refused, with no request.
+RESENT_AFTER_AN_IDLE_RESTART: dict[str, Any] = RESENT_AFTER_A_RESTART_AND_A_NEW_PROMPT | {
     "description": "an approval re-sent after a restart that came once the turn ended",
     "source": "docs/invariants.md, I14 and D (a restart changes nothing the run does)",
-    "classes": ["unknown-answers", "restart-anywhere"],
-    "tree": {
-        "name": "orchestrator",
-        "turns": [[{"tool": "clerk", "id": "c1"}]],
-        "sub_agents": [
-            {
-                "name": "clerk",
-                "actions": [{"tool": "file", "label": "file-form"}],
-                "turns": [[{"tool": "file", "id": "t1"}]],
-            }
-        ],
-    },
     "steps": [
         {"run": "file the form"},
         {"answer": {"file-form": "approve"}},
