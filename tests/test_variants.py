@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -151,8 +151,8 @@ APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID: dict[str, Any] = {
     ],
 }
 
-# An approval re-sent after a restart that came once the turn ended (the tree above, without
-# the new prompt): refused, with no request.
+# An approval re-sent after a restart that came once the turn ended (the new-prompt scenario's
+# tree and steps, without its new prompt): refused, with no request.
 RESENT_AFTER_AN_IDLE_RESTART: dict[str, Any] = RESENT_AFTER_A_RESTART_AND_A_NEW_PROMPT | {
     "description": "an approval re-sent after a restart that came once the turn ended",
     "source": "docs/invariants.md, I14 and D (a restart changes nothing the run does)",
@@ -176,6 +176,11 @@ def coverage_regression(stem: str) -> tuple[str, Scenario]:
 
 def inline(name: str, data: dict[str, Any]) -> tuple[str, Scenario]:
     return name, parse_scenario(data, name)
+
+
+SHARED_TOOL_USE_ID_RE_SENT: Final = inline(
+    "approval-re-sent-beside-a-shared-tool-use-id", APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID
+)
 
 
 @dataclass(frozen=True)
@@ -435,20 +440,14 @@ CASES = (
     # the auditor's action runs unapproved (I4, I14)
     Case(
         "ids-of-the-call-alone",
-        inline(
-            "approval-re-sent-beside-a-shared-tool-use-id",
-            APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID,
-        ),
+        SHARED_TOOL_USE_ID_RE_SENT,
         frozenset({"I1", "I4", "I12", "I14"}),
     ),
     # ... where each question keeps its own name (no-namespacing alone), the auditor's second
     # question has an id of its own: the re-send names nothing pending and is refused
     Case(
         "no-namespacing",
-        inline(
-            "approval-re-sent-beside-a-shared-tool-use-id",
-            APPROVAL_RE_SENT_BESIDE_A_SHARED_TOOL_USE_ID,
-        ),
+        SHARED_TOOL_USE_ID_RE_SENT,
         frozenset({"I1", "I3"}),
         quiet=frozenset({"I4", "I12", "I14"}),
     ),
